@@ -1,0 +1,148 @@
+"""Admin endpoints of an SGLang server: readiness, `/server_info`, `/metrics`, `/flush_cache`, …
+
+`/health*`, `/ready*` and `/metrics*` need no key on an `--api-key` server; everything else sends
+`Authorization: Bearer`. Every call returns a value or raises `AdminError` with one line that names the
+route and what to do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from console.core.engine import metrics as metrics_mod
+from console.core.engine.server_info import ServerInfo
+from console.core.engine.stream import auth_headers
+
+
+class AdminError(RuntimeError):
+    """A one-line, user-facing failure of an admin call."""
+
+
+@dataclass
+class FlushResult:
+    ok: bool
+    status: int
+    body: str
+    attempts: int
+
+
+def normalize_url(url: str) -> str:
+    """`host:port`, `http://host:port/`, `http://host:port/v1` → `http://host:port` (raises on nonsense)."""
+    u = url.strip()
+    if not u:
+        raise AdminError("server URL is empty: give e.g. http://127.0.0.1:30000")
+    if "://" not in u:
+        u = "http://" + u
+    try:
+        parsed = httpx.URL(u)
+    except Exception:
+        raise AdminError(f"server URL {url!r} is not a URL: give e.g. http://127.0.0.1:30000") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise AdminError(f"server URL {url!r} needs http(s)://HOST[:PORT], e.g. http://127.0.0.1:30000")
+    path = parsed.path.rstrip("/")
+    if path.endswith("/v1"):
+        path = path[:-3]
+    return str(parsed.copy_with(path=path or "", query=None, fragment=None)).rstrip("/")
+
+
+class AdminClient:
+    def __init__(self, base_url: str, api_key: str | None = None, timeout_s: float = 5.0,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.base_url = normalize_url(base_url)
+        self._client = httpx.AsyncClient(base_url=self.base_url, timeout=timeout_s, transport=transport)
+        self._auth = auth_headers(api_key)
+
+    async def __aenter__(self) -> "AdminClient":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def _get(self, path: str, auth: bool = True, **kw: Any) -> httpx.Response:
+        try:
+            return await self._client.get(path, headers=self._auth if auth else None, **kw)
+        except httpx.TimeoutException:
+            raise AdminError(f"{self.base_url}{path}: timed out; is the server overloaded or stalled?") from None
+        except httpx.HTTPError as e:
+            raise AdminError(f"{self.base_url}{path}: cannot connect ({type(e).__name__}); is the server up?") from None
+
+    def _check(self, r: httpx.Response, path: str) -> None:
+        if r.status_code == 401:
+            raise AdminError(f"{self.base_url}{path}: 401 unauthorized; set the profile's api_key_env or api_key_file")
+        if r.status_code == 404 and path == "/metrics":
+            raise AdminError(f"{self.base_url}/metrics: 404; the server runs without --enable-metrics")
+        if r.status_code != 200:
+            raise AdminError(f"{self.base_url}{path}: HTTP {r.status_code} {r.text.strip()[:120]}")
+
+    async def ready(self) -> bool:
+        """True when `/ready` answers 200 (warm and serving); False on 503 or no connection."""
+        try:
+            r = await self._client.get("/ready")
+        except httpx.HTTPError:
+            return False
+        return r.status_code == 200
+
+    async def server_info(self) -> ServerInfo:
+        r = await self._get("/server_info")
+        if r.status_code == 404:  # servers older than 0.5.x only have the deprecated alias
+            r = await self._get("/get_server_info")
+        self._check(r, "/server_info")
+        try:
+            return ServerInfo.parse(r.json())
+        except (ValueError, json.JSONDecodeError) as e:
+            raise AdminError(f"{self.base_url}/server_info: unexpected body ({e})") from None
+
+    async def model_info(self) -> dict[str, Any]:
+        r = await self._get("/model_info")
+        self._check(r, "/model_info")
+        return r.json()
+
+    async def models(self) -> dict[str, Any]:
+        r = await self._get("/v1/models")
+        self._check(r, "/v1/models")
+        return r.json()
+
+    async def loads(self) -> dict[str, Any]:
+        r = await self._get("/v1/loads")
+        self._check(r, "/v1/loads")
+        return r.json()
+
+    async def metrics_text(self) -> str:
+        r = await self._get("/metrics", auth=False)
+        self._check(r, "/metrics")
+        return r.text
+
+    async def metrics(self) -> metrics_mod.MetricsSnapshot:
+        text = await self.metrics_text()
+        try:
+            return metrics_mod.snapshot(text)
+        except ValueError as e:
+            raise AdminError(str(e)) from None
+
+    async def flush_cache(self, retries: int = 20, delay_s: float = 0.5) -> FlushResult:
+        """POST /flush_cache, retrying while the server answers 400 (busy: requests running or waiting).
+        Resets the radix cache and the server's lifetime speculative counters."""
+        attempts = 0
+        last = FlushResult(False, 0, "", 0)
+        for attempts in range(1, retries + 2):
+            try:
+                r = await self._client.post("/flush_cache", headers=self._auth)
+            except httpx.HTTPError as e:
+                raise AdminError(f"{self.base_url}/flush_cache: cannot connect ({type(e).__name__})") from None
+            last = FlushResult(r.status_code == 200, r.status_code, r.text, attempts)
+            if r.status_code == 200:
+                return last
+            if r.status_code == 401:
+                self._check(r, "/flush_cache")
+            if r.status_code != 400:
+                break
+            await asyncio.sleep(delay_s)
+        return last

@@ -1,0 +1,124 @@
+"""Reading SGLang's Prometheus exposition (`/metrics`, only with `--enable-metrics`).
+
+Parsed with `prometheus_client`'s text parser, never by hand. SGLang 0.5.23 runs the client in
+multiprocess mode, which shapes what we select:
+- constants (`max_total_num_tokens`, memory gauges) exist once per `tp_rank`: take one rank, never sum;
+- load and speculative gauges exist only for `tp_rank="0"`;
+- some gauges carry a `pid` label (mode `all`): take the maximum across pids;
+- series appear only after first use, and `NaN` occurs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from prometheus_client.parser import text_string_to_metric_families
+
+PREFIX = "sglang:"
+
+
+@dataclass
+class Sample:
+    name: str
+    labels: dict[str, str]
+    value: float
+
+
+@dataclass
+class MetricsSnapshot:
+    """The server gauges the console shows, chosen per the rules above (None when absent)."""
+
+    num_running_reqs: float | None = None
+    num_queue_reqs: float | None = None
+    gen_throughput: float | None = None
+    """tok/s over the server's last decode-log window (aggregate across requests)."""
+    token_usage: float | None = None
+    """Fraction of the KV pool in use (0..1)."""
+    num_used_tokens: float | None = None
+    max_total_num_tokens: float | None = None
+    spec_accept_length: float | None = None
+    """Last decode-log window mean of accepted drafts + bonus per request-step (NOT a cell τ)."""
+    spec_accept_rate: float | None = None
+    spec_num_steps: float | None = None
+    spec_num_draft_tokens: float | None = None
+    cache_hit_rate: float | None = None
+    weight_memory_gb: float | None = None
+    kv_cache_memory_gb: float | None = None
+    graph_memory_gb: dict[str, float] = field(default_factory=dict)
+    startup_available_gpu_memory_gb: float | None = None
+    context_len: float | None = None
+    generation_tokens_total: float | None = None
+    prompt_tokens_total: float | None = None
+    spec_verify_calls_total: float | None = None
+    num_requests_total: float | None = None
+    model_name: str | None = None
+    families: int = 0
+
+
+def parse_samples(text: str) -> list[Sample]:
+    """All samples of an exposition (raises ValueError on text the Prometheus parser rejects)."""
+    out: list[Sample] = []
+    try:
+        for fam in text_string_to_metric_families(text):
+            for s in fam.samples:
+                out.append(Sample(s.name, dict(s.labels), float(s.value)))
+    except Exception as e:  # the parser raises ValueError / TypeError / IndexError on malformed input
+        raise ValueError(f"/metrics: not a Prometheus text exposition ({type(e).__name__}: {e})") from None
+    return out
+
+
+def _pick(samples: Iterable[Sample], name: str, **want: str) -> float | None:
+    """Value of `name` for the preferred rank: tp_rank 0 if present, else the lowest rank; label
+    filters in `want`; pid-labelled series reduce by max. NaN reads as None."""
+    cands = [s for s in samples if s.name == name and all(s.labels.get(k) == v for k, v in want.items())]
+    if not cands:
+        return None
+    ranks = sorted({s.labels.get("tp_rank", "") for s in cands}, key=lambda r: (r != "0", r))
+    chosen = [s for s in cands if s.labels.get("tp_rank", "") == ranks[0]]
+    vals = [s.value for s in chosen if not math.isnan(s.value)]
+    if not vals:
+        return None
+    return max(vals) if any("pid" in s.labels for s in chosen) else vals[0]
+
+
+def _sum_counter(samples: Iterable[Sample], name: str) -> float | None:
+    """Counters are summed across label sets (is_streaming etc.); rank-free on the tokenizer side."""
+    vals = [s.value for s in samples if s.name == name and not math.isnan(s.value)]
+    return sum(vals) if vals else None
+
+
+def snapshot(text: str) -> MetricsSnapshot:
+    samples = parse_samples(text)
+    p = PREFIX
+    snap = MetricsSnapshot(
+        num_running_reqs=_pick(samples, p + "num_running_reqs"),
+        num_queue_reqs=_pick(samples, p + "num_queue_reqs"),
+        gen_throughput=_pick(samples, p + "gen_throughput"),
+        token_usage=_pick(samples, p + "token_usage"),
+        num_used_tokens=_pick(samples, p + "num_used_tokens"),
+        max_total_num_tokens=_pick(samples, p + "max_total_num_tokens"),
+        spec_accept_length=_pick(samples, p + "spec_accept_length"),
+        spec_accept_rate=_pick(samples, p + "spec_accept_rate"),
+        spec_num_steps=_pick(samples, p + "spec_num_steps"),
+        spec_num_draft_tokens=_pick(samples, p + "spec_num_draft_tokens"),
+        cache_hit_rate=_pick(samples, p + "cache_hit_rate"),
+        weight_memory_gb=_pick(samples, p + "weight_memory_usage_gb"),
+        kv_cache_memory_gb=_pick(samples, p + "kv_cache_memory_usage_gb"),
+        startup_available_gpu_memory_gb=_pick(samples, p + "startup_available_gpu_memory_gb"),
+        context_len=_pick(samples, p + "context_len"),
+        generation_tokens_total=_sum_counter(samples, p + "generation_tokens_total"),
+        prompt_tokens_total=_sum_counter(samples, p + "prompt_tokens_total"),
+        spec_verify_calls_total=_sum_counter(samples, p + "spec_verify_calls_total"),
+        num_requests_total=_sum_counter(samples, p + "num_requests_total"),
+    )
+    phases = {s.labels.get("phase") for s in samples if s.name == p + "graph_memory_usage_gb"}
+    for ph in sorted(x for x in phases if x):
+        v = _pick(samples, p + "graph_memory_usage_gb", phase=ph)
+        if v is not None:
+            snap.graph_memory_gb[ph] = v
+    names = {s.labels.get("model_name") for s in samples if s.name.startswith(p) and s.labels.get("model_name")}
+    snap.model_name = sorted(names)[0] if names else None
+    snap.families = len({s.name for s in samples})
+    return snap

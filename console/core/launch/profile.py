@@ -1,0 +1,324 @@
+"""Profiles: one TOML file per deployment arm, compiled to one `launch_server` argv.
+
+A profile says which engine runs (the SGLang install's `python`, or the embedded twin `sim`), the model
+and its parallelism, the drafter, the KV cache, the server's address and auth, and the node's price.
+Loading is fail-closed: an unknown key, a wrong type or an impossible value raises `ProfileError` with
+one line naming the file, the field and the fix. Secrets never live in a profile: the API key comes from
+an environment variable or a file that the profile names.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+FAMILIES = ("none", "eagle3", "eagle", "dflash", "ngram", "standalone")
+ALGORITHM = {"eagle3": "EAGLE3", "eagle": "EAGLE", "dflash": "DFLASH", "ngram": "NGRAM", "standalone": "STANDALONE"}
+KV_DTYPES = ("auto", "fp8_e5m2", "fp8_e4m3", "mxfp8", "bf16", "bfloat16", "nvfp4", "fp4_mx_block16")
+SIM_ENGINE = "sim"
+REDACTED = "<redacted>"
+SECRET_FLAGS = ("--api-key", "--admin-api-key", "--ssl-keyfile-password")
+
+
+class ProfileError(ValueError):
+    """One line: which file, which field, what to do."""
+
+
+@dataclass(frozen=True)
+class Drafter:
+    family: str = "none"
+    model: str | None = None
+    """Draft model: local directory or Hugging Face id."""
+    steps: int | None = None
+    """Draft depth (autoregressive drafters: EAGLE-3 proposes one token per step)."""
+    topk: int | None = None
+    draft_tokens: int | None = None
+    """Verify width per request; for topk = 1 it must be steps + 1; for DFLASH it is the block size."""
+
+    @property
+    def enabled(self) -> bool:
+        return self.family != "none"
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    path: Path | None
+    description: str = ""
+    engine_python: str = SIM_ENGINE
+    """Interpreter of the SGLang install (e.g. /opt/sglang/.venv/bin/python), or 'sim' for the twin."""
+    model_path: str = ""
+    tp: int = 1
+    dp: int = 1
+    nnodes: int = 1
+    trust_remote_code: bool = False
+    context_length: int | None = None
+    drafter: Drafter = field(default_factory=Drafter)
+    kv_cache_dtype: str = "auto"
+    mem_fraction_static: float | None = None
+    max_running_requests: int | None = None
+    host: str = "127.0.0.1"
+    port: int = 30000
+    enable_metrics: bool = True
+    served_model_name: str | None = None
+    api_key_env: str | None = None
+    api_key_file: str | None = None
+    extra_args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    node_usd_per_hour: float | None = None
+    node_label: str = ""
+    anchor_prompts: str = "health"
+    anchor_reference_tok_s: float | None = None
+    sim_args: tuple[str, ...] = ()
+    """Extra twin-only flags used when this profile runs on the twin (e.g. --sim-node-seed 3)."""
+
+    @property
+    def is_sim(self) -> bool:
+        return self.engine_python == SIM_ENGINE
+
+    @property
+    def base_url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
+        return f"http://{host}:{self.port}"
+
+    def api_key(self) -> str | None:
+        """The API key from the environment or the key file (never from the profile itself)."""
+        if self.api_key_env:
+            v = os.environ.get(self.api_key_env)
+            if not v:
+                raise ProfileError(f"{self._where()}: server.api_key_env names ${self.api_key_env}, which is unset; export it")
+            return v
+        if self.api_key_file:
+            p = Path(os.path.expanduser(self.api_key_file))
+            try:
+                return p.read_text().strip()
+            except OSError as e:
+                raise ProfileError(f"{self._where()}: server.api_key_file {p} is unreadable ({e.strerror}); fix the path") from None
+        return None
+
+    def _where(self) -> str:
+        return str(self.path) if self.path else f"profile {self.name}"
+
+    def with_sim(self) -> "Profile":
+        return replace(self, engine_python=SIM_ENGINE)
+
+    # --- compile -------------------------------------------------------------------------
+
+    def server_flags(self, api_key: str | None = None) -> list[str]:
+        """The `launch_server` flags this profile means (no interpreter, no module)."""
+        a: list[str] = ["--model-path", self.model_path, "--tp-size", str(self.tp)]
+        if self.dp != 1:
+            a += ["--dp-size", str(self.dp)]
+        if self.nnodes != 1:
+            a += ["--nnodes", str(self.nnodes)]
+        if self.trust_remote_code:
+            a.append("--trust-remote-code")
+        if self.context_length is not None:
+            a += ["--context-length", str(self.context_length)]
+        d = self.drafter
+        if d.enabled:
+            a += ["--speculative-algorithm", ALGORITHM[d.family]]
+            if d.model:
+                a += ["--speculative-draft-model-path", d.model]
+            if d.family == "dflash":
+                if d.draft_tokens is not None:
+                    a += ["--speculative-dflash-block-size", str(d.draft_tokens)]
+            else:
+                if d.steps is not None:
+                    a += ["--speculative-num-steps", str(d.steps)]
+                if d.topk is not None:
+                    a += ["--speculative-eagle-topk", str(d.topk)]
+                if d.draft_tokens is not None:
+                    a += ["--speculative-num-draft-tokens", str(d.draft_tokens)]
+        if self.kv_cache_dtype != "auto":
+            a += ["--kv-cache-dtype", self.kv_cache_dtype]
+        if self.mem_fraction_static is not None:
+            a += ["--mem-fraction-static", repr(self.mem_fraction_static)]
+        if self.max_running_requests is not None:
+            a += ["--max-running-requests", str(self.max_running_requests)]
+        if self.served_model_name:
+            a += ["--served-model-name", self.served_model_name]
+        a += ["--host", self.host, "--port", str(self.port)]
+        if self.enable_metrics:
+            a.append("--enable-metrics")
+        if api_key:
+            a += ["--api-key", api_key]
+        a += list(self.extra_args)
+        return a
+
+    def argv(self, api_key: str | None = None, sim: bool | None = None) -> list[str]:
+        """The exact argv to exec: `<python> -m sglang.launch_server <flags>` or the twin's."""
+        use_sim = self.is_sim if sim is None else sim
+        if use_sim:
+            return [sys.executable, "-m", "console.sim", *self.server_flags(api_key), *self.sim_args]
+        return [self.engine_python, "-m", "sglang.launch_server", *self.server_flags(api_key)]
+
+
+def redact_argv(argv: list[str]) -> list[str]:
+    """Replace the values of secret flags (`--api-key X`, `--api-key=X`) with '<redacted>'."""
+    out: list[str] = []
+    skip = False
+    for a in argv:
+        if skip:
+            out.append(REDACTED)
+            skip = False
+            continue
+        hit = next((f for f in SECRET_FLAGS if a == f or a.startswith(f + "=")), None)
+        if hit and a == hit:
+            out.append(a)
+            skip = True
+        elif hit:
+            out.append(f"{hit}={REDACTED}")
+        else:
+            out.append(a)
+    return out
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+_SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], str]]] = {
+    "": {"name": (str, "name"), "description": (str, "description")},
+    "engine": {"python": (str, "engine_python")},
+    "model": {"path": (str, "model_path"), "tp": (int, "tp"), "dp": (int, "dp"), "nnodes": (int, "nnodes"),
+              "trust_remote_code": (bool, "trust_remote_code"), "context_length": (int, "context_length")},
+    "drafter": {"family": (str, "family"), "model": (str, "model"), "steps": (int, "steps"), "topk": (int, "topk"),
+                "draft_tokens": (int, "draft_tokens")},
+    "kv": {"dtype": (str, "kv_cache_dtype"), "mem_fraction_static": ((float, int), "mem_fraction_static")},
+    "server": {"host": (str, "host"), "port": (int, "port"), "enable_metrics": (bool, "enable_metrics"),
+               "served_model_name": (str, "served_model_name"), "api_key_env": (str, "api_key_env"),
+               "api_key_file": (str, "api_key_file"), "extra_args": (list, "extra_args"),
+               "max_running_requests": (int, "max_running_requests")},
+    "env": {},
+    "node": {"usd_per_hour": ((float, int), "node_usd_per_hour"), "label": (str, "node_label")},
+    "anchor": {"prompts": (str, "anchor_prompts"), "reference_tok_s": ((float, int), "anchor_reference_tok_s")},
+    "sim": {"args": (list, "sim_args")},
+}
+_TYPE_WORD = {str: "a string", int: "an integer", bool: "true or false", list: "a list of strings",
+              (float, int): "a number"}
+
+
+def profile_from_dict(data: dict[str, Any], name: str, path: Path | None = None) -> Profile:
+    where = str(path) if path else f"profile {name}"
+    kw: dict[str, Any] = {"name": name, "path": path}
+    dkw: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            if key not in _SCHEMA or key == "":
+                raise ProfileError(f"{where}: unknown section [{key}]; known: {', '.join(k for k in _SCHEMA if k)}")
+            if key == "env":
+                bad = [k for k, v in value.items() if not isinstance(v, str)]
+                if bad:
+                    raise ProfileError(f"{where}: env.{bad[0]} must be a string; quote the value")
+                kw["env"] = dict(value)
+                continue
+            for sub, v in value.items():
+                _put(where, key, sub, v, kw, dkw)
+        else:
+            _put(where, "", key, value, kw, dkw)
+    if "api_key" in (data.get("server") or {}):
+        raise ProfileError(f"{where}: server.api_key must not be inline; use api_key_env or api_key_file")
+    prof = Profile(**{**kw, "drafter": Drafter(**dkw)})
+    validate(prof)
+    return prof
+
+
+def _put(where: str, section: str, key: str, value: Any, kw: dict[str, Any], dkw: dict[str, Any]) -> None:
+    field_name = f"{section}.{key}" if section else key
+    if section == "server" and key == "api_key":
+        raise ProfileError(f"{where}: server.api_key must not be inline; use api_key_env or api_key_file")
+    spec = _SCHEMA.get(section, {}).get(key)
+    if spec is None:
+        known = ", ".join(_SCHEMA.get(section, {})) or "(none)"
+        raise ProfileError(f"{where}: unknown field {field_name}; known fields here: {known}")
+    typ, attr = spec
+    ok = isinstance(value, typ) and not (typ in (int, (float, int)) and isinstance(value, bool))
+    if not ok:
+        raise ProfileError(f"{where}: {field_name} must be {_TYPE_WORD.get(typ, typ)}, got {value!r}")
+    if typ is list:
+        if not all(isinstance(x, str) for x in value):
+            raise ProfileError(f"{where}: {field_name} must be a list of strings (one argv item each)")
+        value = tuple(value)
+    if typ == (float, int):
+        value = float(value)
+    (dkw if section == "drafter" else kw)[attr] = value
+
+
+def validate(p: Profile) -> None:
+    """Value checks that need no engine catalogue (issue-level rules live in `check`)."""
+    w = p._where()
+    if not p.model_path:
+        raise ProfileError(f"{w}: model.path is required (a local directory or a Hugging Face id)")
+    for f, v in (("model.tp", p.tp), ("model.dp", p.dp), ("model.nnodes", p.nnodes)):
+        if v < 1:
+            raise ProfileError(f"{w}: {f} must be ≥ 1, got {v}")
+    if not (1 <= p.port <= 65535):
+        raise ProfileError(f"{w}: server.port must be 1..65535, got {p.port}")
+    if p.kv_cache_dtype not in KV_DTYPES:
+        raise ProfileError(f"{w}: kv.dtype {p.kv_cache_dtype!r} is not one of {', '.join(KV_DTYPES)}")
+    if p.mem_fraction_static is not None and not (0.0 < p.mem_fraction_static < 1.0):
+        raise ProfileError(f"{w}: kv.mem_fraction_static must be in (0, 1), got {p.mem_fraction_static}")
+    if p.api_key_env and p.api_key_file:
+        raise ProfileError(f"{w}: set only one of server.api_key_env and server.api_key_file")
+    d = p.drafter
+    if d.family not in FAMILIES:
+        raise ProfileError(f"{w}: drafter.family {d.family!r} is not one of {', '.join(FAMILIES)}")
+    for f, v in (("drafter.steps", d.steps), ("drafter.topk", d.topk), ("drafter.draft_tokens", d.draft_tokens)):
+        if v is not None and v < 1:
+            raise ProfileError(f"{w}: {f} must be ≥ 1, got {v}")
+    if not d.enabled:
+        if any(v is not None for v in (d.model, d.steps, d.topk, d.draft_tokens)):
+            raise ProfileError(f"{w}: drafter.family is 'none' but drafter numbers are set; remove them or set a family")
+        return
+    if d.family in ("eagle3", "eagle", "dflash", "standalone") and not d.model:
+        raise ProfileError(f"{w}: drafter.model is required for family {d.family} (draft model directory or HF id)")
+    if d.family == "dflash":
+        if (d.steps not in (None, 1)) or (d.topk not in (None, 1)):
+            raise ProfileError(f"{w}: DFLASH forces steps = topk = 1; remove drafter.steps/topk (block size is drafter.draft_tokens)")
+    elif d.family in ("eagle3", "eagle", "standalone"):
+        if d.steps is None and (d.topk is not None or d.draft_tokens is not None):
+            raise ProfileError(f"{w}: drafter.steps is unset but topk/draft_tokens are set; sglang asserts all three or none")
+        if d.topk == 1 and d.steps is not None and d.draft_tokens is not None and d.draft_tokens != d.steps + 1:
+            raise ProfileError(
+                f"{w}: with drafter.topk = 1, drafter.draft_tokens must be steps + 1 = {d.steps + 1} (got {d.draft_tokens}); "
+                "sglang would silently override it")
+
+
+def load_profile(path: Path) -> Profile:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise ProfileError(f"{path}: cannot read profile ({e.strerror})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ProfileError(f"{path}: not valid TOML ({e})") from None
+    name = data.get("name") if isinstance(data.get("name"), str) else path.stem
+    return profile_from_dict(data, name=name, path=path)
+
+
+def profiles_dir() -> Path:
+    """$SERVING_CONSOLE_PROFILES, else ./profiles, else `profiles/` of the checkout."""
+    env = os.environ.get("SERVING_CONSOLE_PROFILES")
+    if env:
+        return Path(env)
+    here = Path.cwd() / "profiles"
+    if here.is_dir():
+        return here
+    return Path(__file__).resolve().parents[3] / "profiles"
+
+
+def resolve_profile(ref: str) -> Profile:
+    """A profile by path (`x.toml`, `./x`) or by name in `profiles/`."""
+    p = Path(ref)
+    if p.suffix == ".toml" or p.exists():
+        return load_profile(p)
+    cand = profiles_dir() / f"{ref}.toml"
+    if cand.exists():
+        return load_profile(cand)
+    names = sorted(x.stem for x in profiles_dir().glob("*.toml"))
+    raise ProfileError(f"profile {ref!r} not found in {profiles_dir()}; known: {', '.join(names) or '(none)'}")

@@ -1,0 +1,193 @@
+"""Cells (DESIGN §5): one server configuration × one prompt set × one protocol.
+
+A cell sends warm-up requests (not recorded), flushes the server's cache (retrying while busy; this also
+resets SGLang's lifetime speculative counters), then n requests at a fixed concurrency. Every finished
+request is gated — input tokens (as the server reports them) outside the set's window, or an output that
+stopped short of max_tokens, set a flag and exclude the row from the statistic — and appended to
+`rows.jsonl` before the next figure is shown. A resumed cell skips the request ids already on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Protocol as TypingProtocol
+
+from console.core.engine.admin import AdminClient, AdminError
+from console.core.engine.stream import StreamClient
+from console.core.measure import stats
+from console.core.measure.records import RequestRecord
+from console.core.sessions.store import CellWriter
+from console.core.workload.prompts import Prompt, PromptSet
+
+
+@dataclass(frozen=True)
+class CellProtocol:
+    prompt_set: str
+    n: int = 16
+    max_tokens: int = 2048
+    temperature: float = 0.6
+    concurrency: int = 1
+    warmup: int = 1
+    endpoint: str = "chat"
+    """'chat' (/v1/chat/completions) or 'generate' (native /generate)."""
+    ignore_eos: bool = False
+    flush_cache: bool = True
+    gate_short: bool = True
+    """Flag (and exclude) rows whose output stopped before max_tokens."""
+
+    def validate(self) -> None:
+        if self.n < 1:
+            raise ValueError(f"n must be ≥ 1, got {self.n}")
+        if self.max_tokens < 2:
+            raise ValueError(f"max_tokens must be ≥ 2, got {self.max_tokens}")
+        if self.concurrency < 1:
+            raise ValueError(f"concurrency must be ≥ 1, got {self.concurrency}")
+        if not (0.0 <= self.temperature <= 2.0):
+            raise ValueError(f"temperature must be within 0..2, got {self.temperature}")
+        if self.endpoint not in ("chat", "generate"):
+            raise ValueError(f"endpoint must be 'chat' or 'generate', got {self.endpoint!r}")
+        if self.warmup < 0:
+            raise ValueError(f"warmup must be ≥ 0, got {self.warmup}")
+
+
+class CellObserver(TypingProtocol):
+    def cell_event(self, kind: str, **data: Any) -> None: ...
+
+
+class _NullObserver:
+    def cell_event(self, kind: str, **data: Any) -> None:
+        pass
+
+
+@dataclass
+class CellResult:
+    rows: list[RequestRecord]
+    summary: stats.CellSummary
+    started: float
+    ended: float
+    flush: dict[str, Any] | None = None
+    cancelled: bool = False
+    warmup_errors: list[str] = field(default_factory=list)
+
+
+def request_plan(pset: PromptSet, n: int) -> list[tuple[str, Prompt]]:
+    """(request_id, prompt) for the n measured requests: the set's prompts in order, cycling."""
+    plan = []
+    for i in range(n):
+        p = pset.prompts[i % len(pset.prompts)]
+        plan.append((f"{p.id}#{i}", p))
+    return plan
+
+
+def gate(rec: RequestRecord, proto: CellProtocol, window: tuple[int, int] | None) -> None:
+    """Set exclusion flags on a finished row (in place)."""
+    if not rec.ok:
+        return
+    if window is not None and rec.prompt_tokens is not None and not (window[0] <= rec.prompt_tokens <= window[1]):
+        rec.flags.append("window")
+    if proto.gate_short and (rec.completion_tokens or 0) < proto.max_tokens:
+        rec.flags.append("short")
+
+
+async def _send(stream: StreamClient, prompt: Prompt, proto: CellProtocol, request_id: str, model: str,
+                max_tokens: int) -> RequestRecord:
+    if proto.endpoint == "generate":
+        return await stream.generate(prompt.as_text(), max_new_tokens=max_tokens, temperature=proto.temperature,
+                                     request_id=request_id, prompt_id=prompt.id, ignore_eos=proto.ignore_eos,
+                                     keep_text=True)
+    return await stream.chat(prompt.messages_list(), max_tokens=max_tokens, temperature=proto.temperature,
+                             model=model, request_id=request_id, prompt_id=prompt.id, ignore_eos=proto.ignore_eos,
+                             keep_text=True)
+
+
+async def run_cell(
+    stream: StreamClient,
+    admin: AdminClient,
+    pset: PromptSet,
+    proto: CellProtocol,
+    *,
+    writer: CellWriter | None = None,
+    model: str = "default",
+    num_draft_tokens: int | None = None,
+    observer: CellObserver | None = None,
+    done_rows: list[RequestRecord] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> CellResult:
+    """Run one cell. `done_rows` (from a resumed cell) are kept and their ids not re-sent."""
+    proto.validate()
+    if not pset.prompts:
+        raise ValueError(f"prompt set {pset.name} is empty")
+    obs = observer or _NullObserver()
+    started = time.time()
+    rows: list[RequestRecord] = list(done_rows or [])
+    done_ids = {r.request_id for r in rows}
+    plan = [(rid, p) for rid, p in request_plan(pset, proto.n) if rid not in done_ids]
+    obs.cell_event("started", total=proto.n, done=len(rows), protocol=asdict(proto), prompt_set=pset.name)
+
+    warm_errors: list[str] = []
+    if proto.warmup and plan:
+        obs.cell_event("status", text=f"warm-up: {proto.warmup} request(s), not recorded")
+        for i in range(proto.warmup):
+            p = pset.prompts[i % len(pset.prompts)]
+            rec = await _send(stream, p, proto, f"warmup#{i}", model, min(proto.max_tokens, 64))
+            if rec.error:
+                warm_errors.append(rec.error)
+        if warm_errors and len(warm_errors) == proto.warmup:
+            obs.cell_event("status", text=f"warm-up failed: {warm_errors[-1]}")
+
+    flush_info = None
+    if proto.flush_cache and plan:
+        obs.cell_event("status", text="flushing the server cache (resets its lifetime spec counters)")
+        try:
+            fr = await admin.flush_cache()
+            flush_info = {"ok": fr.ok, "status": fr.status, "attempts": fr.attempts}
+            if not fr.ok:
+                obs.cell_event("status", text=f"/flush_cache refused (HTTP {fr.status} after {fr.attempts} tries); "
+                                              "measuring anyway, cache state recorded in the manifest")
+        except AdminError as e:
+            flush_info = {"ok": False, "error": str(e)}
+            obs.cell_event("status", text=str(e))
+    if writer is not None and flush_info is not None:
+        writer.update_manifest(flush=flush_info)
+
+    sem = asyncio.Semaphore(proto.concurrency)
+    lock = asyncio.Lock()
+    cancelled = False
+
+    async def one(rid: str, p: Prompt) -> None:
+        nonlocal cancelled
+        async with sem:
+            if should_stop is not None and should_stop():
+                cancelled = True
+                return
+            obs.cell_event("request_started", request_id=rid, prompt_id=p.id)
+            rec = await _send(stream, p, proto, rid, model, proto.max_tokens)
+            gate(rec, proto, pset.window)
+            async with lock:
+                if writer is not None:
+                    writer.append(rec)  # on disk before it is shown
+                rows.append(rec)
+            obs.cell_event("request_finished", record=rec, done=len(rows), total=proto.n)
+
+    obs.cell_event("status", text=f"measuring {len(plan)} request(s) at concurrency {proto.concurrency}")
+    tasks = [asyncio.create_task(one(rid, p)) for rid, p in plan]
+    try:
+        await asyncio.gather(*tasks)
+    except asyncio.CancelledError:
+        cancelled = True
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    finally:
+        summary = stats.summarize(rows, num_draft_tokens=num_draft_tokens)
+        ended = time.time()
+        if writer is not None:
+            writer.write_summary(summary.to_json())
+            writer.update_manifest(ended_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ended)),
+                                   complete=not cancelled and len(rows) >= proto.n)
+    obs.cell_event("finished", summary=summary, cancelled=cancelled)
+    return CellResult(rows=rows, summary=summary, started=started, ended=ended, flush=flush_info,
+                      cancelled=cancelled, warmup_errors=warm_errors)

@@ -1,0 +1,301 @@
+"""Every measured quantity of the console, defined once (DESIGN §4).
+
+The functions here are the only place a figure is computed; the TUI, the headless CLI and
+`serving-console report` all call them, and `DEFINITIONS` is what the help screen prints. Units are in
+the names or docstrings: seconds (s), milliseconds (ms), tokens per second (tok/s), US dollars ($).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from console.core.measure.records import RequestRecord
+
+
+@dataclass(frozen=True)
+class Definition:
+    name: str
+    formula: str
+    unit: str
+    note: str = ""
+
+
+DEFINITIONS: tuple[Definition, ...] = (
+    Definition("TTFT", "t(first chunk with non-empty content) − t(request sent)", "s",
+               "client clock; the first content chunk carries the prefill token"),
+    Definition("tok/s (per request)", "(completion_tokens − tokens in first content chunk) / (t_last − t_first)", "tok/s",
+               "streaming output speed, the public leaderboard's statistic; completion_tokens as the server reports it"),
+    Definition("E2E", "t(stream end) − t(request sent)", "s"),
+    Definition("TPOT", "(E2E − TTFT) / (completion_tokens − 1)", "ms/token"),
+    Definition("cell median", "numpy.percentile(tok/s of included requests, 50), linear interpolation", "tok/s",
+               "also p10/p90, mean, n; requests flagged short or out of window are excluded"),
+    Definition("τ (accepted length)", "1 + spec_num_correct_drafts / spec_verify_ct", "tokens/step",
+               "bonus token included, prefill token excluded; a cell pools histograms; never the server's lifetime average"),
+    Definition("p_i (acceptance at draft position i)", "Σ_{k≥i} h[k] / Σ_k h[k],  i = 1..K", "",
+               "h = pooled spec_correct_drafts_histogram; conditional = p_i / p_{i−1}; check Σ p_i / K = spec_accept_rate (chain)"),
+    Definition("implied step time", "τ / tok/s", "ms"),
+    Definition("verify tax", "slope of implied step time against verified tokens per step, across depths", "ms/token"),
+    Definition("cost", "node $/h ÷ (3600 · tok/s) · 10⁶", "$/M output tokens"),
+    Definition("KV capacity", "max_total_num_tokens from /server_info", "tokens"),
+    Definition("KV capacity tax", "1 − capacity / capacity of the no-speculation arm on the same node", "%"),
+    Definition("forecast", "τ(k) = 1 + Σ_{i≤k} p_i;  step(k) = step(k0) + (k − k0) · verify tax;  tok/s(k) = τ(k) / step(k)",
+               "tok/s", "priced before the arm runs, compared with the measurement after it"),
+)
+
+
+# --- per request -------------------------------------------------------------------------------
+
+def ttft_s(rec: RequestRecord) -> float | None:
+    """Time to first token (s): send → first chunk with non-empty content."""
+    return rec.t_first_s
+
+
+def output_tok_s(rec: RequestRecord) -> float | None:
+    """Per-request streaming output speed (tok/s):
+    (completion_tokens − first-chunk tokens) / (t_last − t_first). None when undefined
+    (fewer than two content chunks, or no token count)."""
+    if (
+        rec.completion_tokens is None
+        or rec.first_chunk_tokens is None
+        or rec.t_first_s is None
+        or rec.t_last_s is None
+    ):
+        return None
+    dt = rec.t_last_s - rec.t_first_s
+    n = rec.completion_tokens - rec.first_chunk_tokens
+    if dt <= 0 or n <= 0:
+        return None
+    return n / dt
+
+
+def e2e_s(rec: RequestRecord) -> float | None:
+    """End-to-end latency (s): send → end of stream."""
+    return rec.t_end_s
+
+
+def tpot_ms(rec: RequestRecord) -> float | None:
+    """Time per output token after the first (ms): (E2E − TTFT) / (completion_tokens − 1)."""
+    if rec.t_end_s is None or rec.t_first_s is None or rec.completion_tokens is None or rec.completion_tokens < 2:
+        return None
+    return 1000.0 * (rec.t_end_s - rec.t_first_s) / (rec.completion_tokens - 1)
+
+
+def tau(num_correct_drafts: int | None, verify_ct: int | None) -> float | None:
+    """Accepted length per verify step (tokens/step), bonus included: 1 + correct / verify_ct."""
+    if num_correct_drafts is None or not verify_ct:
+        return None
+    return 1.0 + num_correct_drafts / verify_ct
+
+
+def request_tau(rec: RequestRecord) -> float | None:
+    """τ of one request, from its histogram when present (else its counters)."""
+    if rec.spec_histogram:
+        v = sum(rec.spec_histogram)
+        c = sum(k * n for k, n in enumerate(rec.spec_histogram))
+        return tau(c, v)
+    return tau(rec.spec_num_correct_drafts, rec.spec_verify_ct)
+
+
+# --- histograms and per-position acceptance ----------------------------------------------------
+
+def pool_histograms(hists: Iterable[Sequence[int] | None]) -> list[int]:
+    """Element-wise sum of variable-length `spec_correct_drafts_histogram`s (trailing bins may be absent)."""
+    out: list[int] = []
+    for h in hists:
+        if not h:
+            continue
+        if len(h) > len(out):
+            out.extend([0] * (len(h) - len(out)))
+        for i, n in enumerate(h):
+            out[i] += int(n)
+    return out
+
+
+def histogram_tau(h: Sequence[int]) -> float | None:
+    """τ of a (pooled) histogram: 1 + Σ k·h[k] / Σ h[k]."""
+    v = sum(h)
+    if v == 0:
+        return None
+    return 1.0 + sum(k * n for k, n in enumerate(h)) / v
+
+
+def per_position_acceptance(h: Sequence[int], k_max: int | None = None) -> list[float]:
+    """p_i = P(draft position i accepted) = Σ_{k≥i} h[k] / Σ h, for i = 1..K.
+
+    K = `k_max` (num_draft_tokens − 1, or depth along the path for trees) when given, else len(h) − 1.
+    Exact for chain drafting, where acceptance is a prefix."""
+    v = sum(h)
+    k = (len(h) - 1) if k_max is None else k_max
+    if v == 0 or k <= 0:
+        return []
+    tail = 0
+    tails = [0] * (k + 2)
+    for i in range(k, 0, -1):
+        tail += h[i] if i < len(h) else 0
+        tails[i] = tail
+    # counts beyond k_max (should not happen) are folded into position k
+    extra = sum(h[k + 1:]) if len(h) > k + 1 else 0
+    return [(tails[i] + extra) / v for i in range(1, k + 1)]
+
+
+def conditional_acceptance(p: Sequence[float]) -> list[float | None]:
+    """P(position i accepted | position i−1 accepted) = p_i / p_{i−1}, p_0 = 1; None where p_{i−1} = 0."""
+    out: list[float | None] = []
+    prev = 1.0
+    for pi in p:
+        out.append(pi / prev if prev > 0 else None)
+        prev = pi
+    return out
+
+
+def mean_accept_rate(p: Sequence[float]) -> float | None:
+    """Σ p_i / K: equals the server's `spec_accept_rate` for chain drafting (cross-check)."""
+    return sum(p) / len(p) if p else None
+
+
+# --- cells ---------------------------------------------------------------------------------------
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Interpolated percentile (numpy linear), q in [0, 100]. None for no values."""
+    if len(values) == 0:
+        return None
+    return float(np.percentile(np.asarray(values, dtype=float), q))
+
+
+def interp_median(values: Sequence[float]) -> float | None:
+    """The cell statistic: interpolated median (numpy percentile 50, linear)."""
+    return percentile(values, 50)
+
+
+def implied_step_ms(tau_tokens: float | None, tok_s: float | None) -> float | None:
+    """Implied time of one decode/verify step (ms) = τ / tok/s."""
+    if tau_tokens is None or not tok_s:
+        return None
+    return 1000.0 * tau_tokens / tok_s
+
+
+def cost_per_million_usd(node_usd_per_hour: float | None, tok_s: float | None) -> float | None:
+    """$ per million output tokens = node $/h ÷ (3600 · tok/s) · 1e6 (single stream)."""
+    if node_usd_per_hour is None or not tok_s:
+        return None
+    return node_usd_per_hour / (3600.0 * tok_s) * 1e6
+
+
+def kv_capacity_tax(capacity_tokens: int | None, nospec_capacity_tokens: int | None) -> float | None:
+    """Fraction of KV capacity speculation costs: 1 − capacity / capacity of the no-spec arm."""
+    if capacity_tokens is None or not nospec_capacity_tokens:
+        return None
+    return 1.0 - capacity_tokens / nospec_capacity_tokens
+
+
+def verify_tax_ms(points: Sequence[tuple[float, float]]) -> float | None:
+    """Least-squares slope (ms per verified token) of implied step time against verified tokens per
+    step, from (verified_tokens_per_step, step_ms) pairs across depths."""
+    if len(points) < 2:
+        return None
+    x = np.array([p[0] for p in points], dtype=float)
+    y = np.array([p[1] for p in points], dtype=float)
+    if np.ptp(x) == 0:
+        return None
+    slope, _ = np.polyfit(x, y, 1)
+    return float(slope)
+
+
+@dataclass(frozen=True)
+class ForecastPoint:
+    depth: int
+    tau: float
+    step_ms: float
+    tok_s: float
+
+
+def forecast_depths(p: Sequence[float], k0: int, step_ms_k0: float, tax_ms: float,
+                    depths: Iterable[int]) -> list[ForecastPoint]:
+    """Price other draft depths from a measured cell at depth k0 (chain drafting):
+    τ(k) = 1 + Σ_{i≤k} p_i, step(k) = step(k0) + (k − k0)·tax, tok/s = τ/step.
+    Depths beyond the measured positions are not extrapolated (skipped)."""
+    out = []
+    for k in depths:
+        if k < 0 or k > len(p):
+            continue
+        t = 1.0 + sum(p[:k])
+        s = step_ms_k0 + (k - k0) * tax_ms
+        if s <= 0:
+            continue
+        out.append(ForecastPoint(depth=k, tau=t, step_ms=s, tok_s=1000.0 * t / s))
+    return out
+
+
+@dataclass
+class CellSummary:
+    """Figures of one cell, all recomputable from its rows."""
+
+    n: int
+    n_ok: int
+    n_included: int
+    n_errors: int
+    median_tok_s: float | None
+    p10_tok_s: float | None
+    p90_tok_s: float | None
+    mean_tok_s: float | None
+    ttft_median_s: float | None
+    ttft_p90_s: float | None
+    e2e_median_s: float | None
+    tpot_median_ms: float | None
+    tau: float | None
+    histogram: list[int]
+    per_position_acceptance: list[float] | None
+    conditional_acceptance: list[float | None] | None
+    accept_rate_check: float | None
+    """Σ p_i / K from the pooled histogram, to compare with the pooled server spec_accept_rate."""
+    server_accept_rate: float | None
+    """Verify-weighted mean of the rows' server spec_accept_rate."""
+    implied_step_ms: float | None
+
+    def to_json(self) -> dict:
+        from dataclasses import asdict
+        return asdict(self)
+
+
+def summarize(rows: Sequence[RequestRecord], num_draft_tokens: int | None = None) -> CellSummary:
+    """The cell's figures from its rows. Warm-up rows and flagged rows are excluded from the
+    statistic (they still count in n); errors are counted."""
+    measured = [r for r in rows if not r.warmup]
+    ok = [r for r in measured if r.ok]
+    included = [r for r in ok if not r.flags]
+    speeds = [s for s in (output_tok_s(r) for r in included) if s is not None]
+    ttfts = [t for t in (ttft_s(r) for r in included) if t is not None]
+    e2es = [t for t in (e2e_s(r) for r in included) if t is not None]
+    tpots = [t for t in (tpot_ms(r) for r in included) if t is not None]
+    h = pool_histograms(r.spec_histogram for r in included)
+    k_max = (num_draft_tokens - 1) if num_draft_tokens and num_draft_tokens > 1 else None
+    pos = per_position_acceptance(h, k_max) if h else None
+    tau_cell = histogram_tau(h) if h else None
+    weights = [(r.spec_accept_rate, r.spec_verify_ct) for r in included
+               if r.spec_accept_rate is not None and r.spec_verify_ct]
+    server_rate = (sum(a * v for a, v in weights) / sum(v for _, v in weights)) if weights else None
+    med = interp_median(speeds)
+    return CellSummary(
+        n=len(measured),
+        n_ok=len(ok),
+        n_included=len(speeds),
+        n_errors=len(measured) - len(ok),
+        median_tok_s=med,
+        p10_tok_s=percentile(speeds, 10),
+        p90_tok_s=percentile(speeds, 90),
+        mean_tok_s=float(np.mean(speeds)) if speeds else None,
+        ttft_median_s=interp_median(ttfts),
+        ttft_p90_s=percentile(ttfts, 90),
+        e2e_median_s=interp_median(e2es),
+        tpot_median_ms=interp_median(tpots),
+        tau=tau_cell,
+        histogram=h,
+        per_position_acceptance=pos,
+        conditional_acceptance=conditional_acceptance(pos) if pos else None,
+        accept_rate_check=mean_accept_rate(pos) if pos else None,
+        server_accept_rate=server_rate,
+        implied_step_ms=implied_step_ms(tau_cell, med) if tau_cell else (implied_step_ms(1.0, med) if med else None),
+    )

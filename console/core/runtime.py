@@ -1,0 +1,408 @@
+"""The console's engine room, shared by the TUI and the headless CLI.
+
+`Runtime` launches an engine from a profile (or attaches to a running server), keeps the live state the
+dashboard shows (`RuntimeState`, refreshed by one telemetry task: engine watchdog and monitor tick every
+250 ms, `/metrics` and NVML every second, `/server_info` every 5 s), and runs cells that land in the
+session store. Discrete happenings are reported to an observer as `Event`s; everything continuous is
+read from `state` at the reader's own rate. All methods are coroutines of one event loop; the TUI runs
+that loop in its own thread (`IoThread`) so that rendering never delays a chunk's timestamp.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import socket
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Coroutine
+
+from console.core.engine.admin import AdminClient, AdminError, normalize_url
+from console.core.engine.metrics import MetricsSnapshot
+from console.core.engine.server_info import ServerInfo
+from console.core.engine.stream import StreamClient
+from console.core.launch.logparse import StartupProgress
+from console.core.launch.process import EngineDied, EngineProcess, EngineTimeout
+from console.core.launch.profile import Profile, redact_argv
+from console.core.measure import stats
+from console.core.measure.cell import CellProtocol, CellResult, run_cell
+from console.core.measure.records import RequestRecord
+from console.core.monitor import LiveMonitor, LiveSnapshot
+from console.core.sessions.store import Session, node_fingerprint, sessions_root
+from console.core.telemetry.nvml import GpuSnapshot, NvmlPoller
+from console.core.workload.prompts import load_set
+
+
+@dataclass(frozen=True)
+class Event:
+    """A discrete happening: kind ∈ launching, startup, ready, attached, died, error, cell_started,
+    cell_status, request_finished, cell_finished, stopped."""
+
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CellProgress:
+    label: str
+    total: int
+    done: int = 0
+    status: str = ""
+    cell_dir: str | None = None
+    rows: list[RequestRecord] = field(default_factory=list)
+    summary: stats.CellSummary | None = None
+    running: bool = True
+
+
+@dataclass
+class RuntimeState:
+    phase: str = "idle"
+    """'idle' | 'launching' | 'ready' | 'attached' | 'dead' | 'stopped' | 'error'."""
+    mode: str = ""
+    """'launch' | 'attach'."""
+    base_url: str = ""
+    profile_name: str = ""
+    simulated: bool = False
+    argv: list[str] = field(default_factory=list)
+    log_path: str | None = None
+    engine_pid: int | None = None
+    startup: StartupProgress | None = None
+    startup_started: float | None = None
+    startup_elapsed_s: float | None = None
+    error: str | None = None
+    server: ServerInfo | None = None
+    metrics: MetricsSnapshot | None = None
+    metrics_error: str | None = None
+    gpu: GpuSnapshot | None = None
+    live: LiveSnapshot | None = None
+    cell: CellProgress | None = None
+    cells_done: list[CellProgress] = field(default_factory=list)
+    session_dir: str | None = None
+    started_wall: float = field(default_factory=time.time)
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def port_in_use(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.3)
+        return s.connect_ex(("127.0.0.1" if host in ("0.0.0.0", "") else host, port)) == 0
+
+
+class Runtime:
+    def __init__(
+        self,
+        *,
+        profile: Profile | None = None,
+        attach_url: str | None = None,
+        sim: bool = False,
+        sim_args: list[str] | None = None,
+        api_key: str | None = None,
+        sessions: Path | None = None,
+        observer: Callable[[Event], None] | None = None,
+        nvml: NvmlPoller | None = None,
+        ready_timeout_s: float = 3600.0,
+        session_slug: str | None = None,
+    ) -> None:
+        if (profile is None) == (attach_url is None):
+            raise ValueError("give a profile to launch or a URL to attach to (exactly one)")
+        self.profile = profile.with_sim() if (profile is not None and sim) else profile
+        self.attach_url = attach_url
+        self.sim_args = list(sim_args or [])
+        self._api_key = api_key
+        self.sessions_root = sessions or sessions_root()
+        self.observer = observer or (lambda e: None)
+        self.nvml = nvml or NvmlPoller()
+        self.ready_timeout_s = ready_timeout_s
+        self.session_slug = session_slug
+        self.state = RuntimeState()
+        self.monitor = LiveMonitor()
+        self.engine: EngineProcess | None = None
+        self.session: Session | None = None
+        self.admin: AdminClient | None = None
+        self.stream: StreamClient | None = None
+        self._telemetry: asyncio.Task | None = None
+        self._cell_task: asyncio.Task | None = None
+        self._stop_cell = False
+
+    # --- events ------------------------------------------------------------------------------
+
+    def _emit(self, kind: str, **data: Any) -> None:
+        try:
+            self.observer(Event(kind, data))
+        except Exception:  # an observer must never break the runtime
+            pass
+
+    # --- start / attach ----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        gpu = await asyncio.to_thread(self.nvml.sample)
+        self.state.gpu = gpu
+        slug = self.session_slug or (self.profile.name if self.profile else "attach")
+        self.session = Session.create(self.sessions_root, slug, node_fingerprint(gpu))
+        self.state.session_dir = str(self.session.dir)
+        if self.profile is not None:
+            await self._launch()
+        else:
+            await self._attach()
+
+    async def _attach(self) -> None:
+        url = normalize_url(self.attach_url or "")
+        self.state.mode = "attach"
+        self.state.base_url = url
+        self.state.profile_name = f"attached {url}"
+        self._connect(url, self._api_key)
+        try:
+            info = await self.admin.server_info()  # type: ignore[union-attr]
+        except AdminError as e:
+            self.state.phase = "error"
+            self.state.error = str(e)
+            self._emit("error", text=str(e))
+            raise
+        self._have_server(info)
+        self.state.phase = "attached"
+        self.session.update_meta(attached=url, engine_version=info.version)  # type: ignore[union-attr]
+        self._emit("attached", server=info)
+        self._start_telemetry()
+
+    async def _launch(self) -> None:
+        prof = self.profile
+        assert prof is not None and self.session is not None
+        api_key = self._api_key if self._api_key is not None else prof.api_key()
+        if prof.is_sim and port_in_use(prof.host, prof.port):
+            prof = replace(prof, port=free_port())
+            self.profile = prof
+        argv = prof.argv(api_key=api_key) + (self.sim_args if prof.is_sim else [])
+        shown = redact_argv(argv)
+        log = self.session.engine_log_path()
+        self.state.mode = "launch"
+        self.state.phase = "launching"
+        self.state.profile_name = prof.name
+        self.state.simulated = prof.is_sim
+        self.state.base_url = prof.base_url
+        self.state.argv = shown
+        self.state.log_path = str(log)
+        self.state.startup_started = time.monotonic()
+        self.engine = EngineProcess(argv, log, env=prof.env or None, tp=prof.tp, has_draft=prof.drafter.enabled,
+                                    display_argv=shown)
+        self.session.add_arm({"profile": prof.name, "argv": shown, "log": log.name, "launched_utc": time.time()})
+        self._emit("launching", argv=shown, log_path=str(log))
+        try:
+            self.engine.start()
+            self.state.engine_pid = self.engine.pid
+            self.nvml.own_pids = {self.engine.pid} if self.engine.pid else set()
+            self._connect(prof.base_url, api_key)
+
+            def progress(p: StartupProgress) -> None:
+                self.state.startup = p
+                self.state.startup_elapsed_s = time.monotonic() - (self.state.startup_started or time.monotonic())
+                self._emit("startup", progress=p)
+
+            await self.engine.wait_ready(self.admin.ready, timeout_s=self.ready_timeout_s,  # type: ignore[union-attr]
+                                         on_progress=progress)
+        except (EngineDied, EngineTimeout) as e:
+            self.state.phase = "dead"
+            msg = f"engine died (code {e.returncode}): {e.error_line or 'no error line'}" \
+                if isinstance(e, EngineDied) else str(e)
+            self.state.error = msg
+            self._emit("died", text=msg, log_path=str(log))
+            if self.engine is not None:
+                self.engine.stop(timeout_s=5)
+            raise
+        info = await self.admin.server_info()  # type: ignore[union-attr]
+        self._have_server(info)
+        self.state.phase = "ready"
+        self.session.update_meta(engine_version=info.version)
+        self._emit("ready", server=info, startup_s=self.state.startup_elapsed_s)
+        self._start_telemetry()
+
+    def _connect(self, url: str, api_key: str | None) -> None:
+        self.admin = AdminClient(url, api_key=api_key)
+        self.stream = StreamClient(url, api_key=api_key)
+        self.monitor.attach(self.stream.inflight)
+
+    def _have_server(self, info: ServerInfo) -> None:
+        self.state.server = info
+        self.state.simulated = self.state.simulated or info.simulated
+        self.monitor.num_draft_tokens = info.spec.num_draft_tokens if info.spec.enabled else None
+
+    # --- telemetry ---------------------------------------------------------------------------
+
+    def _start_telemetry(self) -> None:
+        if self._telemetry is None or self._telemetry.done():
+            self._telemetry = asyncio.create_task(self._telemetry_loop())
+
+    async def _telemetry_loop(self) -> None:
+        tick = 0
+        while True:
+            try:
+                if self.engine is not None and self.state.phase == "ready" and not self.engine.alive:
+                    reason = self.engine.death_reason()
+                    self.state.phase = "dead"
+                    self.state.error = reason
+                    self._emit("died", text=reason, log_path=str(self.engine.log_path))
+                elif self.engine is not None:
+                    self.engine.read_log()
+                self.state.live = self.monitor.tick()
+                if tick % 4 == 0 and self.state.phase in ("ready", "attached"):
+                    await self._poll_metrics()
+                    self.state.gpu = await asyncio.to_thread(self.nvml.sample)
+                if tick % 20 == 10 and self.state.phase in ("ready", "attached"):
+                    try:
+                        self._have_server(await self.admin.server_info())  # type: ignore[union-attr]
+                    except AdminError:
+                        pass
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # telemetry must never die silently: keep the last cause visible
+                self.state.metrics_error = f"telemetry: {type(e).__name__}: {e}"
+            tick += 1
+            await asyncio.sleep(0.25)
+
+    async def _poll_metrics(self) -> None:
+        srv = self.state.server
+        if srv is not None and not srv.enable_metrics:
+            self.state.metrics_error = "server runs without --enable-metrics: live KV usage unavailable"
+            return
+        try:
+            self.state.metrics = await self.admin.metrics()  # type: ignore[union-attr]
+            self.state.metrics_error = None
+        except AdminError as e:
+            self.state.metrics_error = str(e)
+
+    # --- cells -------------------------------------------------------------------------------
+
+    async def run_cell(self, proto: CellProtocol, label: str | None = None, resume_dir: Path | None = None) -> CellResult:
+        if self.state.phase not in ("ready", "attached"):
+            raise RuntimeError(f"no server to measure (state: {self.state.phase}); launch or attach first")
+        if self.state.cell is not None and self.state.cell.running:
+            raise RuntimeError("a cell is already running; wait for it or stop it")
+        assert self.session is not None and self.stream is not None and self.admin is not None
+        pset = load_set(proto.prompt_set)
+        info = self.state.server
+        label = label or f"{pset.name}-n{proto.n}-m{proto.max_tokens}-c{proto.concurrency}"
+        writer = self.session.new_cell(label)
+        manifest = {
+            "schema": 1,
+            "label": label,
+            "profile": self.state.profile_name,
+            "mode": self.state.mode,
+            "base_url": self.state.base_url,
+            "launch_argv": self.state.argv,
+            "server_args": {k: v for k, v in (info.raw if info else {}).items() if k != "internal_states"},
+            "engine_version": info.version if info else None,
+            "speculative": {"algorithm": info.spec.algorithm, "num_steps": info.spec.num_steps,
+                            "topk": info.spec.topk, "num_draft_tokens": info.spec.num_draft_tokens,
+                            "draft_model_path": info.spec.draft_model_path} if info else None,
+            "kv_capacity_tokens": info.max_total_num_tokens if info else None,
+            "kv_cache_dtype": info.kv_cache_dtype if info else None,
+            "prompt_set": {"name": pset.name, "sha256": pset.sha256, "count": len(pset), "window": pset.window},
+            "protocol": proto.__dict__,
+            "node_usd_per_hour": self.profile.node_usd_per_hour if self.profile else None,
+            "simulated": self.state.simulated,
+            "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "complete": False,
+        }
+        writer.write_manifest(manifest)
+        prog = CellProgress(label=label, total=proto.n, cell_dir=str(writer.dir))
+        self.state.cell = prog
+        self._stop_cell = False
+        self.monitor.reset_recent()
+
+        runtime = self
+
+        class Obs:
+            def cell_event(self, kind: str, **data: Any) -> None:
+                if kind == "status":
+                    prog.status = data["text"]
+                    runtime._emit("cell_status", text=data["text"])
+                elif kind == "request_finished":
+                    rec: RequestRecord = data["record"]
+                    prog.rows.append(rec)
+                    prog.done = data["done"]
+                    runtime.monitor.record_finished(rec)
+                    runtime._emit("request_finished", record=rec, done=data["done"], total=data["total"])
+                elif kind == "started":
+                    runtime._emit("cell_started", label=label, total=proto.n, cell_dir=str(writer.dir))
+
+        try:
+            result = await run_cell(
+                self.stream, self.admin, pset, proto, writer=writer, model=info.model_name() if info else "default",
+                num_draft_tokens=info.spec.num_draft_tokens if info and info.spec.enabled else None,
+                observer=Obs(), should_stop=lambda: self._stop_cell,
+            )
+        finally:
+            prog.running = False
+        prog.summary = result.summary
+        prog.status = "cancelled" if result.cancelled else "done"
+        self.state.cells_done.append(prog)
+        self._emit("cell_finished", summary=result.summary, cell_dir=str(writer.dir), label=label,
+                   cancelled=result.cancelled)
+        return result
+
+    def request_stop_cell(self) -> None:
+        self._stop_cell = True
+
+    # --- stop --------------------------------------------------------------------------------
+
+    async def stop(self) -> None:
+        if self._telemetry is not None:
+            self._telemetry.cancel()
+            try:
+                await self._telemetry
+            except (asyncio.CancelledError, Exception):
+                pass
+        for c in (self.stream, self.admin):
+            if c is not None:
+                try:
+                    await c.aclose()
+                except Exception:
+                    pass
+        if self.engine is not None:
+            await asyncio.to_thread(self.engine.stop)
+        self.nvml.close()
+        if self.state.phase != "dead":
+            self.state.phase = "stopped"
+        self._emit("stopped")
+
+
+class IoThread:
+    """An asyncio loop in a daemon thread: the TUI submits coroutines here, so network timing never
+    waits for a repaint."""
+
+    def __init__(self, name: str = "console-io") -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def submit(self, coro: Coroutine[Any, Any, Any]) -> concurrent.futures.Future:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def close(self, timeout_s: float = 20.0) -> None:
+        if self.loop.is_closed():
+            return
+
+        async def _drain() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        try:
+            asyncio.run_coroutine_threadsafe(_drain(), self.loop).result(timeout_s)
+        except Exception:
+            pass
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout_s)
+        if not self._thread.is_alive():
+            self.loop.close()

@@ -1,0 +1,74 @@
+"""`serving-console report DIR`: every figure recomputed from `rows.jsonl` (never read back from a
+summary), with the manifest's context. The same function builds the bench JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from console.core.measure import stats
+from console.core.sessions.store import iter_cells, load_rows, read_json
+
+
+def cell_report(cell_dir: Path) -> dict[str, Any]:
+    cell_dir = Path(cell_dir)
+    manifest = read_json(cell_dir / "manifest.json") if (cell_dir / "manifest.json").exists() else {}
+    rows = load_rows(cell_dir)
+    spec = manifest.get("speculative") or {}
+    algo = spec.get("algorithm")
+    ndt = spec.get("num_draft_tokens") if algo and str(algo).upper() != "NONE" else None
+    s = stats.summarize(rows, num_draft_tokens=ndt)
+    usd = manifest.get("node_usd_per_hour")
+    spec_on = bool(algo) and str(algo).upper() != "NONE"
+    return {
+        "cell_dir": str(cell_dir),
+        "label": manifest.get("label"),
+        "profile": manifest.get("profile"),
+        "simulated": manifest.get("simulated"),
+        "complete": manifest.get("complete"),
+        "prompt_set": (manifest.get("prompt_set") or {}).get("name"),
+        "prompt_set_sha256": (manifest.get("prompt_set") or {}).get("sha256"),
+        "protocol": manifest.get("protocol"),
+        "n": s.n,
+        "n_ok": s.n_ok,
+        "n_included": s.n_included,
+        "n_errors": s.n_errors,
+        "excluded": sorted({f for r in rows if not r.warmup for f in r.flags}),
+        "median_tok_s": s.median_tok_s,
+        "p10_tok_s": s.p10_tok_s,
+        "p90_tok_s": s.p90_tok_s,
+        "mean_tok_s": s.mean_tok_s,
+        "ttft_median_s": s.ttft_median_s,
+        "ttft_p90_s": s.ttft_p90_s,
+        "e2e_median_s": s.e2e_median_s,
+        "tpot_median_ms": s.tpot_median_ms,
+        "tau": s.tau if spec_on else None,
+        "per_position_acceptance": s.per_position_acceptance if spec_on else None,
+        "conditional_acceptance": s.conditional_acceptance if spec_on else None,
+        "histogram": s.histogram if spec_on else None,
+        "accept_rate_check": s.accept_rate_check if spec_on else None,
+        "server_accept_rate": s.server_accept_rate if spec_on else None,
+        "implied_step_ms": s.implied_step_ms,
+        "usd_per_m_tokens": stats.cost_per_million_usd(usd, s.median_tok_s),
+        "kv_capacity_tokens": manifest.get("kv_capacity_tokens"),
+        "kv_cache_dtype": manifest.get("kv_cache_dtype"),
+        "engine_version": manifest.get("engine_version"),
+        "speculative_algorithm": algo if spec_on else None,
+        "speculative": spec if spec_on else None,
+        "errors": [r.error for r in rows if r.error and not r.warmup][:5],
+        "rows_path": str(cell_dir / "rows.jsonl"),
+    }
+
+
+def bench_json(cell_dir: Path) -> dict[str, Any]:
+    """The `bench --json` object (issue #2 contract; extra keys after the contracted ones)."""
+    r = cell_report(cell_dir)
+    keys = ["n", "n_ok", "median_tok_s", "p10_tok_s", "p90_tok_s", "ttft_median_s", "tau", "per_position_acceptance",
+            "kv_capacity_tokens", "engine_version", "speculative_algorithm", "rows_path"]
+    extra = ["n_included", "n_errors", "excluded", "implied_step_ms", "usd_per_m_tokens", "prompt_set",
+             "prompt_set_sha256", "simulated", "errors"]
+    return {"cell": {k: r[k] for k in keys + extra}}
+
+
+def session_report(path: Path) -> list[dict[str, Any]]:
+    return [cell_report(c) for c in iter_cells(Path(path))]

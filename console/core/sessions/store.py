@@ -1,0 +1,213 @@
+"""Durable session store (DESIGN §7).
+
+    sessions/<UTC timestamp>-<slug>/
+        session.json                 schema version, node fingerprint, console version, started
+        engine-<n>.log               the engine's stdout+stderr per launch
+        cell-<nnn>-<slug>/
+            manifest.json            profile, resolved /server_info args, redacted argv, prompt-set SHA-256,
+                                     protocol, anchor, start/end
+            rows.jsonl               one finished request a line, appended, flushed and fsync'ed as it finishes
+            summary.json             figures at the end of the cell (recomputable from rows.jsonl)
+
+Nothing finished is ever rewritten: rows are append-only, and a torn last line (a crash mid-write) is
+ignored on read. Secrets are redacted before anything reaches disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import socket
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from console import __version__
+from console.core.launch.profile import REDACTED, redact_argv
+from console.core.measure.records import RequestRecord
+
+SESSION_SCHEMA = 1
+SECRET_KEYS = ("api_key", "admin_api_key", "ssl_keyfile_password")
+
+
+def utc_stamp(t: float | None = None) -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(t))
+
+
+def slugify(s: str, limit: int = 40) -> str:
+    s = re.sub(r"[^A-Za-z0-9._-]+", "-", s).strip("-").lower()
+    return s[:limit] or "x"
+
+
+def redact_mapping(d: Any) -> Any:
+    """Deep copy with secret values replaced (keys named like api keys; argv-like strings)."""
+    if isinstance(d, dict):
+        out = {}
+        for k, v in d.items():
+            if k in SECRET_KEYS and v:
+                out[k] = REDACTED
+            elif k == "launch_command" and isinstance(v, str):
+                out[k] = " ".join(redact_argv(v.split(" ")))
+            else:
+                out[k] = redact_mapping(v)
+        return out
+    if isinstance(d, list):
+        if d and all(isinstance(x, str) for x in d) and any(x.startswith("--") for x in d):
+            return redact_argv(d)
+        return [redact_mapping(x) for x in d]
+    return d
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Atomic write (tmp + rename) so a crash never leaves a half-written manifest."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=1, sort_keys=False, default=str)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(Path(path).read_text())
+
+
+def node_fingerprint(gpu_snapshot: Any = None, engine_version: str | None = None) -> dict[str, Any]:
+    gpus = []
+    driver = None
+    state = None
+    if gpu_snapshot is not None:
+        state = gpu_snapshot.state
+        driver = gpu_snapshot.driver_version
+        gpus = [{"index": g.index, "name": g.name, "uuid": g.uuid, "mem_total_gib": g.mem_total_gib}
+                for g in gpu_snapshot.gpus]
+    return {
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "gpu_state": state,
+        "driver_version": driver,
+        "gpus": gpus,
+        "engine_version": engine_version,
+        "console_version": __version__,
+    }
+
+
+@dataclass
+class CellWriter:
+    """Appends finished rows to `rows.jsonl`, one JSON object a line, flushed and fsync'ed each."""
+
+    dir: Path
+
+    @property
+    def rows_path(self) -> Path:
+        return self.dir / "rows.jsonl"
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.dir / "manifest.json"
+
+    def append(self, rec: RequestRecord) -> None:
+        line = json.dumps(redact_mapping(rec.to_json()), ensure_ascii=False, separators=(",", ":"))
+        with open(self.rows_path, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        write_json(self.manifest_path, redact_mapping(manifest))
+
+    def update_manifest(self, **changes: Any) -> None:
+        m = read_json(self.manifest_path) if self.manifest_path.exists() else {}
+        m.update(changes)
+        self.write_manifest(m)
+
+    def write_summary(self, summary: dict[str, Any]) -> None:
+        write_json(self.dir / "summary.json", summary)
+
+
+def load_rows(cell_dir: Path) -> list[RequestRecord]:
+    """Rows of a cell; a torn (partial) last line from a crash is skipped, never fatal."""
+    path = Path(cell_dir) / "rows.jsonl"
+    if not path.exists():
+        return []
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                rows.append(RequestRecord.from_json(json.loads(line)))
+            except (ValueError, TypeError):
+                continue
+    return rows
+
+
+class Session:
+    def __init__(self, dir: Path) -> None:
+        self.dir = Path(dir)
+
+    @property
+    def meta_path(self) -> Path:
+        return self.dir / "session.json"
+
+    @classmethod
+    def create(cls, root: Path, slug: str, fingerprint: dict[str, Any]) -> "Session":
+        root.mkdir(parents=True, exist_ok=True)
+        base = f"{utc_stamp()}-{slugify(slug)}"
+        d = root / base
+        i = 1
+        while d.exists():
+            i += 1
+            d = root / f"{base}-{i}"
+        d.mkdir()
+        s = cls(d)
+        write_json(s.meta_path, {"schema": SESSION_SCHEMA, "created_utc": utc_stamp(), "slug": slug,
+                                 "node": fingerprint, "arms": []})
+        return s
+
+    def meta(self) -> dict[str, Any]:
+        return read_json(self.meta_path)
+
+    def update_meta(self, **changes: Any) -> None:
+        m = self.meta()
+        m.update(changes)
+        write_json(self.meta_path, redact_mapping(m))
+
+    def add_arm(self, arm: dict[str, Any]) -> None:
+        m = self.meta()
+        m.setdefault("arms", []).append(redact_mapping(arm))
+        write_json(self.meta_path, m)
+
+    def cells(self) -> list[Path]:
+        return sorted(p for p in self.dir.glob("cell-*") if p.is_dir())
+
+    def new_cell(self, slug: str) -> CellWriter:
+        n = len(self.cells()) + 1
+        d = self.dir / f"cell-{n:03d}-{slugify(slug)}"
+        d.mkdir()
+        return CellWriter(d)
+
+    def engine_log_path(self) -> Path:
+        n = len(list(self.dir.glob("engine-*.log"))) + 1
+        return self.dir / f"engine-{n}.log"
+
+
+def sessions_root() -> Path:
+    env = os.environ.get("SERVING_CONSOLE_SESSIONS")
+    return Path(env) if env else Path.cwd() / "sessions"
+
+
+def iter_cells(path: Path) -> Iterable[Path]:
+    """Cell directories under a session dir, or the path itself if it is a cell."""
+    p = Path(path)
+    if (p / "manifest.json").exists() or (p / "rows.jsonl").exists():
+        yield p
+        return
+    yield from sorted(x for x in p.glob("cell-*") if x.is_dir())
