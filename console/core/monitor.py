@@ -74,9 +74,11 @@ class LiveMonitor:
     def reset_recent(self) -> None:
         self._finished.clear()
 
-    def tick(self, now: float | None = None) -> LiveSnapshot:
+    def tick(self, now: float | None = None, now_ns: int | None = None) -> LiveSnapshot:
+        """`now` (monotonic s) paces the rolling window; `now_ns` (perf_counter ns, the stream client's
+        clock) ages the running requests. Both injectable for deterministic tests."""
         now = time.monotonic() if now is None else now
-        now_ns = time.perf_counter_ns()
+        now_ns = time.perf_counter_ns() if now_ns is None else now_ns
         live = [x for x in list(self._inflight.values()) if not x.done]
         cum = self._finished_tokens + sum(x.tokens for x in live)
         self._samples.append((now, cum))

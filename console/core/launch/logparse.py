@@ -41,7 +41,15 @@ _CAPACITY = re.compile(r"max_total_num_tokens=(\d+)(?:, chunked_prefill_size=(-?
                        r"(?:, max_running_requests=(\d+))?(?:, context_len=(\d+))?")
 _EXC = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)|AssertionError|KeyboardInterrupt)(?::\s*(.*))?$")
 _OOM = re.compile(r"(CUDA out of memory|OutOfMemoryError|CUDA error: out of memory)")
+_FRAME = re.compile(r'^\s+File "([^"]+)", line (\d+), in (\S+)')
 READY_MARK = "The server is fired up and ready to roll!"
+
+
+def _short_path(path: str) -> str:
+    for marker in ("site-packages/", "dist-packages/"):
+        if marker in path:
+            return path.split(marker, 1)[1]
+    return path
 
 
 @dataclass
@@ -69,6 +77,8 @@ class StartupProgress:
     context_len: int | None = None
     ready: bool = False
     error_line: str | None = None
+    error_where: str | None = None
+    """Deepest sglang frame of the traceback (else the deepest frame), e.g. 'sglang/srt/.../x.py:367 in f'."""
     last_line: str = ""
     lines: int = 0
     warnings: list[str] = field(default_factory=list)
@@ -109,7 +119,7 @@ class StartupParser:
         self._partial = ""
         self._weight_ends = 0
         self._in_traceback = False
-        self._traceback_seen = False
+        self._last_frame: str | None = None
         self.progress = StartupProgress(phases=[PhaseState(k, label) for k, label, _ in PHASES])
 
     # --- public ------------------------------------------------------------------------------
@@ -244,14 +254,22 @@ class StartupParser:
         s = msg.rstrip()
         if "Traceback (most recent call last)" in s:
             self._in_traceback = True
-            self._traceback_seen = True
+            self._last_frame = None
+            return
+        if self._in_traceback and (fm := _FRAME.match(s)):
+            where = f"{_short_path(fm.group(1))}:{fm.group(2)} in {fm.group(3)}"
+            # the deepest frame in the engine's own code says more than one inside a library
+            if "/sglang/" in fm.group(1) or self._last_frame is None or "sglang/" not in self._last_frame:
+                self._last_frame = where
             return
         if _OOM.search(s):
             p.error_line = s.strip()
+            p.error_where = self._last_frame if self._in_traceback else None
             return
         if self._in_traceback:
             if not raw[:1].isspace() and (mm := _EXC.match(s.strip())):
                 p.error_line = s.strip()
+                p.error_where = self._last_frame
                 self._in_traceback = False
         elif (mm := _EXC.match(s.strip())) and mm.group(2) is not None:
             # an exception line logged without its traceback (e.g. 'ValueError: Unknown speculative ...')
@@ -271,8 +289,11 @@ def _bs_summary(bs: str) -> str:
 
 
 def first_error_line(log_text: str) -> str | None:
-    """The first real error line of a whole log (see `StartupParser`)."""
+    """The first real error line of a whole log (see `StartupParser`), with its deepest frame."""
     sp = StartupParser()
     sp.feed(log_text)
     sp.finish()
-    return sp.progress.error_line
+    p = sp.progress
+    if p.error_line and p.error_where:
+        return f"{p.error_line}  (at {p.error_where})"
+    return p.error_line

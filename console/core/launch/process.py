@@ -177,6 +177,8 @@ class EngineProcess:
         p = self.parser.progress
         rc = self.returncode
         what = p.error_line or (self._tail[-1] if self._tail else "no output")
+        if p.error_line and p.error_where:
+            what += f"  (at {p.error_where})"
         sig = f"signal {-rc}" if isinstance(rc, int) and rc < 0 else f"exit code {rc}"
         return f"engine died ({sig}): {what}"
 
@@ -197,8 +199,11 @@ class EngineProcess:
             if not self.alive:
                 self.read_log()
                 self.parser.finish()
-                raise EngineDied(self.returncode, self.parser.progress.error_line or (self._tail[-1] if self._tail else None),
-                                 self.log_path)
+                p = self.parser.progress
+                line = p.error_line or (self._tail[-1] if self._tail else None)
+                if p.error_line and p.error_where:
+                    line += f"  (at {p.error_where})"
+                raise EngineDied(self.returncode, line, self.log_path)
             if await ready():  # type: ignore[misc]
                 self.ready_at = time.monotonic()
                 prog = self.read_log()

@@ -1,0 +1,349 @@
+"""`serving-console` command line (DESIGN §9). The TUI and every headless command share one core.
+
+Exit codes:
+    0   success
+    1   the command ran but measured nothing usable (no successful request)
+    2   bad input: usage, profile, prompt set, URL, flag rejected by the engine catalogue
+    3   the engine failed to start or died
+    4   the server could not be reached (attach)
+    130 interrupted (Ctrl-C)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_ENGINE, EXIT_CONNECT, EXIT_INTERRUPT = 0, 1, 2, 3, 4, 130
+DEFAULT_PROFILE = "k26-eagle3-d6"
+
+EPILOG = """exit codes: 0 ok · 1 nothing measured · 2 bad input · 3 engine failed/died · 4 server unreachable · 130 interrupted
+run `serving-console COMMAND -h` for a command's options."""
+
+
+def _err(msg: str) -> None:
+    print(f"serving-console: {msg}", file=sys.stderr)
+
+
+# --- parser ------------------------------------------------------------------------------------
+
+def _target_args(p: argparse.ArgumentParser, default_sim: bool = False) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--profile", "-p", help="profile name in profiles/ or a path to a .toml")
+    g.add_argument("--attach", metavar="URL", help="attach to a running SGLang server (e.g. http://127.0.0.1:30000)")
+    p.add_argument("--sim", action="store_true", default=default_sim,
+                   help="run the profile on the embedded engine twin instead of the profile's engine")
+    p.add_argument("--api-key-env", metavar="VAR", help="(attach) environment variable holding the server's API key")
+    p.add_argument("--sim-time-scale", type=float, default=None, metavar="S",
+                   help="(twin) divide every wall-clock duration by S (client-timed rates read S× faster)")
+    p.add_argument("--sim-arg", action="append", default=[], metavar="ARG",
+                   help="(twin) extra twin flag, repeatable, e.g. --sim-arg=--sim-node-seed=3")
+    p.add_argument("--sessions", type=Path, default=None, help="sessions directory (default ./sessions)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="serving-console", description="Console for SGLang speculative-decoding deployments.",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from console import __version__
+    p.add_argument("--version", action="version", version=f"serving-console {__version__}")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
+
+    t = sub.add_parser("tui", help="the dashboard (default: the twin of the reference deployment)")
+    _target_args(t)
+
+    b = sub.add_parser("bench", help="run one measured cell headless")
+    _target_args(b)
+    b.add_argument("--prompts", required=True, metavar="SET", help="pinned prompt set (prompts/SET.jsonl)")
+    b.add_argument("--n", type=int, default=16, help="measured requests (default 16)")
+    b.add_argument("--max-tokens", type=int, default=2048, help="output tokens per request (default 2048)")
+    b.add_argument("--temperature", type=float, default=0.6, help="sampling temperature (default 0.6)")
+    b.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1)")
+    b.add_argument("--warmup", type=int, default=1, help="warm-up requests, not recorded (default 1)")
+    b.add_argument("--endpoint", choices=("chat", "generate"), default="chat")
+    b.add_argument("--ignore-eos", action="store_true", help="ask the server to ignore EOS (outputs run to max tokens)")
+    b.add_argument("--no-gate-short", action="store_true", help="keep rows that stop short of --max-tokens")
+    b.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+    la = sub.add_parser("launch", help="print (--dry-run) or run the engine argv of a profile")
+    la.add_argument("profile")
+    la.add_argument("--dry-run", action="store_true", help="print the exact argv and exit")
+    la.add_argument("--sim", action="store_true", help="the twin's argv instead of the profile's engine")
+    la.add_argument("--sessions", type=Path, default=None)
+
+    c = sub.add_parser("check", help="validate a profile against the engine's flag catalogue (fail-closed)")
+    c.add_argument("profile")
+
+    r = sub.add_parser("report", help="recompute a session's or cell's figures from its rows")
+    r.add_argument("dir", type=Path)
+    r.add_argument("--json", action="store_true")
+
+    pr = sub.add_parser("prompts", help="build or verify the pinned prompt sets")
+    pr.add_argument("action", choices=("build", "verify"))
+    pr.add_argument("--dir", type=Path, default=None, help="prompts directory (default ./prompts)")
+
+    sub.add_parser("sim", help="the engine twin: takes sglang launch_server flags (see `serving-console sim --help`)",
+                   add_help=False)
+    return p
+
+
+# --- commands ----------------------------------------------------------------------------------
+
+def _api_key_from_env(var: str | None) -> str | None:
+    import os
+    if not var:
+        return None
+    v = os.environ.get(var)
+    if not v:
+        raise ValueError(f"--api-key-env {var}: the variable is unset; export it")
+    return v
+
+
+def _sim_args(args: argparse.Namespace) -> list[str]:
+    out = list(args.sim_arg or [])
+    if args.sim_time_scale is not None:
+        out += ["--sim-time-scale", str(args.sim_time_scale)]
+    return out
+
+
+def _make_runtime(args: argparse.Namespace, observer=None):
+    from console.core.launch.profile import resolve_profile
+    from console.core.runtime import Runtime
+    if args.attach:
+        return Runtime(attach_url=args.attach, api_key=_api_key_from_env(args.api_key_env),
+                       sessions=args.sessions, observer=observer)
+    sim = args.sim
+    prof_name = args.profile
+    if prof_name is None:
+        prof_name, sim = DEFAULT_PROFILE, True
+    prof = resolve_profile(prof_name)
+    return Runtime(profile=prof, sim=sim, sim_args=_sim_args(args) if (sim or prof.is_sim) else [],
+                   sessions=args.sessions, observer=observer)
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    from console.ui.app import make_app
+    rt_factory = lambda observer: _make_runtime(args, observer)  # noqa: E731
+    app = make_app(rt_factory)
+    app.run()
+    return app.return_code or 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from console.core.engine.admin import AdminError
+    from console.core.launch.process import EngineDied, EngineTimeout
+    from console.core.measure.cell import CellProtocol
+    from console.core.sessions.report import bench_json, cell_report
+    from console.core.workload.prompts import load_set
+
+    err = Console(stderr=True)
+    proto = CellProtocol(prompt_set=args.prompts, n=args.n, max_tokens=args.max_tokens, temperature=args.temperature,
+                         concurrency=args.concurrency, warmup=args.warmup, endpoint=args.endpoint,
+                         ignore_eos=args.ignore_eos, gate_short=not args.no_gate_short)
+    proto.validate()
+    load_set(args.prompts)  # fail on a bad set before launching anything
+
+    def observer(ev) -> None:
+        if ev.kind == "launching":
+            err.print(f"[dim]launching: {shlex.join(ev.data['argv'])}[/dim]")
+            err.print(f"[dim]engine log: {ev.data['log_path']}[/dim]")
+        elif ev.kind == "ready":
+            err.print(f"engine ready in {ev.data.get('startup_s') or 0:.1f} s: {ev.data['server'].spec.label()}")
+        elif ev.kind == "attached":
+            err.print(f"attached: {ev.data['server'].spec.label()}")
+        elif ev.kind == "cell_status":
+            err.print(f"[dim]{ev.data['text']}[/dim]")
+        elif ev.kind == "request_finished":
+            from console.core.measure import stats
+            rec = ev.data["record"]
+            s = stats.output_tok_s(rec)
+            status = rec.error or (f"{s:7.1f} tok/s" if s else "n/a") + (f"  [{','.join(rec.flags)}]" if rec.flags else "")
+            err.print(f"  {ev.data['done']:>3}/{ev.data['total']}  {rec.request_id:<22} {status}")
+        elif ev.kind == "died":
+            err.print(f"[red]{ev.data['text']}[/red]")
+
+    async def go() -> tuple[int, Path | None]:
+        rt = _make_runtime(args, observer)
+        try:
+            await rt.start()
+            res = await rt.run_cell(proto)
+            cell_dir = Path(rt.state.cell.cell_dir) if rt.state.cell else None
+            if rt.state.phase == "dead":
+                return EXIT_ENGINE, cell_dir
+            return (EXIT_OK if res.summary.n_ok > 0 else EXIT_EMPTY), cell_dir
+        finally:
+            await rt.stop()
+
+    try:
+        code, cell_dir = asyncio.run(go())
+    except (EngineDied, EngineTimeout) as e:
+        _err(str(e))
+        return EXIT_ENGINE
+    except AdminError as e:
+        _err(str(e))
+        return EXIT_CONNECT
+    if cell_dir is None:
+        return code
+    if args.json:
+        print(json.dumps(bench_json(cell_dir)))
+    else:
+        _print_report(Console(), [cell_report(cell_dir)])
+    return code
+
+
+def _fmt(v: Any, spec: str = ".1f", unit: str = "") -> str:
+    if v is None:
+        return "—"
+    return f"{v:{spec}}{unit}"
+
+
+def _print_report(console, reports: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+    for r in reports:
+        t = Table(title=f"{r['label']}  ({r['profile']}{' · SIMULATED' if r['simulated'] else ''})", title_justify="left")
+        t.add_column("figure")
+        t.add_column("value", justify="right")
+        t.add_row("requests", f"{r['n_included']} included / {r['n_ok']} ok / {r['n']} sent"
+                  + (f" · excluded: {', '.join(r['excluded'])}" if r["excluded"] else ""))
+        t.add_row("median tok/s (interp.)", _fmt(r["median_tok_s"]))
+        t.add_row("p10 / p90 tok/s", f"{_fmt(r['p10_tok_s'])} / {_fmt(r['p90_tok_s'])}")
+        t.add_row("TTFT median", _fmt(r["ttft_median_s"], ".3f", " s"))
+        t.add_row("TPOT median", _fmt(r["tpot_median_ms"], ".2f", " ms"))
+        if r["tau"] is not None:
+            t.add_row("τ (pooled histogram)", _fmt(r["tau"], ".2f"))
+            pos = r["per_position_acceptance"] or []
+            t.add_row("p_i per draft position", " ".join(f"{x:.2f}" for x in pos))
+            t.add_row("Σp_i/K vs server accept rate",
+                      f"{_fmt(r['accept_rate_check'], '.3f')} vs {_fmt(r['server_accept_rate'], '.3f')}")
+        t.add_row("implied step", _fmt(r["implied_step_ms"], ".2f", " ms"))
+        t.add_row("$/M output tokens", _fmt(r["usd_per_m_tokens"], ".2f"))
+        t.add_row("KV capacity", _fmt(r["kv_capacity_tokens"], ",", " tokens"))
+        t.add_row("engine", f"{r['engine_version']} · {r['speculative_algorithm'] or 'no speculation'}")
+        t.add_row("prompt set", f"{r['prompt_set']} sha256 {str(r['prompt_set_sha256'])[:12]}…")
+        t.add_row("rows", r["rows_path"])
+        for e in r["errors"]:
+            t.add_row("[red]error[/red]", e)
+        console.print(t)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from console.core.sessions.report import session_report
+    if not args.dir.exists():
+        raise ValueError(f"{args.dir}: no such session or cell directory")
+    reports = session_report(args.dir)
+    if not reports:
+        raise ValueError(f"{args.dir}: no cells (expected cell-*/rows.jsonl); give a session or cell directory")
+    if args.json:
+        print(json.dumps({"cells": reports}))
+    else:
+        _print_report(Console(), reports)
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from console.core.launch.check import check_profile
+    from console.core.launch.profile import resolve_profile
+    res = check_profile(resolve_profile(args.profile))
+    print(res.message, file=sys.stdout if res.ok else sys.stderr)
+    return EXIT_OK if res.ok else EXIT_USAGE
+
+
+def cmd_launch(args: argparse.Namespace) -> int:
+    from console.core.launch.check import check_profile
+    from console.core.launch.profile import redact_argv, resolve_profile
+    prof = resolve_profile(args.profile)
+    if args.sim:
+        prof = prof.with_sim()
+    key = "<api-key>" if (prof.api_key_env or prof.api_key_file) else None
+    if args.dry_run:
+        res = check_profile(prof)
+        if not res.ok:
+            _err(res.message)
+            return EXIT_USAGE
+        print(shlex.join(redact_argv(prof.argv(api_key=key))))
+        return EXIT_OK
+    from console.core.runtime import Runtime
+    from rich.console import Console
+    out = Console(stderr=True)
+
+    def observer(ev) -> None:
+        if ev.kind == "launching":
+            out.print(f"launching: {shlex.join(ev.data['argv'])}\nlog: {ev.data['log_path']}")
+        elif ev.kind == "startup":
+            p = ev.data["progress"]
+            cur = p.current
+            if cur is not None:
+                out.print(f"[dim]{cur.label}: {cur.detail}[/dim]", end="\r")
+        elif ev.kind == "ready":
+            out.print(f"\nready at {prof.base_url}: {ev.data['server'].spec.label()} — Ctrl-C stops the engine")
+        elif ev.kind == "died":
+            out.print(f"[red]{ev.data['text']}[/red]")
+
+    async def go() -> int:
+        rt = Runtime(profile=prof, sessions=args.sessions, observer=observer)
+        try:
+            await rt.start()
+            while rt.state.phase == "ready":
+                await asyncio.sleep(0.5)
+            return EXIT_ENGINE
+        finally:
+            await rt.stop()
+
+    return asyncio.run(go())
+
+
+def cmd_prompts(args: argparse.Namespace) -> int:
+    from console.core.workload.builder import build_all
+    from console.core.workload.prompts import prompts_dir, verify_all
+    d = args.dir or prompts_dir()
+    if args.action == "build":
+        paths = build_all(d)
+        for p in paths:
+            print(f"built {p}")
+        print(f"pinned {d / 'SHA256SUMS'}")
+        return EXIT_OK
+    sets = verify_all(d)
+    for s in sets:
+        print(f"ok  {s.path.name}  {len(s)} prompts  sha256 {s.sha256}")
+    return EXIT_OK
+
+
+COMMANDS = {"tui": cmd_tui, "bench": cmd_bench, "report": cmd_report, "check": cmd_check, "launch": cmd_launch,
+            "prompts": cmd_prompts}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "sim":
+        from console.sim import main as sim_main
+        return sim_main(argv[1:])
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
+        argv = ["tui", *argv]
+    args = build_parser().parse_args(argv)
+    from console.core.engine.admin import AdminError
+    from console.core.launch.process import EngineDied
+    from console.core.launch.profile import ProfileError
+    from console.core.workload.prompts import PromptSetError
+    try:
+        return COMMANDS[args.cmd](args)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPT
+    except EngineDied as e:
+        _err(str(e))
+        return EXIT_ENGINE
+    except AdminError as e:
+        _err(str(e))
+        return EXIT_CONNECT
+    except (ProfileError, PromptSetError, ValueError) as e:
+        _err(str(e))
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,237 @@
+"""The Textual app. It reads core state at a fixed rate (4 Hz) and sends commands to the runtime, which
+runs in its own I/O thread; it never parses HTTP or logs itself."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+from typing import Any, Callable, Coroutine
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Footer, Header, Static
+
+from console.core.measure.cell import CellProtocol
+from console.core.runtime import Event, IoThread, Runtime
+from console.ui import render
+from console.ui.messages import CommandDone, CommandFailed, RuntimeEvent
+from console.ui.screens.help import HelpScreen
+from console.ui.screens.logs import LogScreen
+
+RuntimeFactory = Callable[[Callable[[Event], None]], Runtime]
+
+HEALTH_CELL = CellProtocol(prompt_set="health", n=8, max_tokens=128, temperature=0.6, concurrency=1, warmup=1,
+                           gate_short=False)
+
+
+class Panel(Static):
+    """A bordered panel whose body is re-rendered from state on every tick."""
+
+    DEFAULT_CSS = """
+    Panel { border: round $primary 60%; padding: 0 1; height: auto; }
+    """
+
+    def __init__(self, title: str, **kw: Any) -> None:
+        super().__init__("", **kw)
+        self.border_title = title
+
+
+class ConsoleApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "serving-console"
+    BINDINGS = [
+        Binding("r", "run_cell", "run cell"),
+        Binding("s", "stop_cell", "stop cell", show=False),
+        Binding("l", "logs", "logs"),
+        Binding("question_mark", "help", "help"),
+        Binding("q", "quit_console", "quit"),
+        Binding("ctrl+q", "quit_console", "quit", show=False, priority=True),
+    ]
+    REFRESH_S = 0.25
+
+    def __init__(self, runtime_factory: RuntimeFactory, *, io: IoThread | None = None, start_runtime: bool = True,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self._factory = runtime_factory
+        self._io = io
+        self._start_runtime = start_runtime
+        self._clock = clock
+        self.runtime: Runtime | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._quitting = False
+
+    # --- layout ------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        with VerticalScroll(id="startup"):
+            yield Static("", id="startup-body")
+        with VerticalScroll(id="dashboard"):
+            with Horizontal(id="row-top"):
+                yield Panel("server", id="server")
+                yield Panel("throughput", id="throughput")
+            with Horizontal(id="row-mid"):
+                yield Panel("acceptance per draft position", id="acceptance")
+                yield Panel("KV cache", id="kv")
+                yield Panel("GPU / memory", id="gpu")
+            yield Panel("cell", id="cell")
+        yield Footer()
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        if self._io is None:
+            self._io = IoThread()
+        self.runtime = self._factory(self._observe)
+        self.sub_title = self.runtime.profile.name if self.runtime.profile else (self.runtime.attach_url or "")
+        self.set_interval(self.REFRESH_S, self.refresh_state)
+        self.refresh_state()
+        self.call_after_refresh(self.refresh_state)
+        if self._start_runtime:
+            self.submit("start", self.runtime.start())
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.refresh_state)
+
+    def on_unmount(self) -> None:
+        if self._io is not None and not self._quitting:
+            self._io.close(timeout_s=2.0)
+
+    def _observe(self, ev: Event) -> None:
+        """Called in the I/O thread: hand the event to the UI loop without blocking."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self.post_message, RuntimeEvent(ev))
+            except RuntimeError:
+                pass
+
+    def submit(self, what: str, coro: Coroutine[Any, Any, Any]) -> concurrent.futures.Future | None:
+        if self._io is None:
+            coro.close()
+            return None
+        fut = self._io.submit(coro)
+
+        def done(f: concurrent.futures.Future) -> None:
+            loop = self._loop
+            if loop is None or loop.is_closed():
+                return
+            exc = f.exception() if not f.cancelled() else None
+            msg: Any = CommandFailed(what, _one_line(exc)) if exc else CommandDone(what, None if f.cancelled() else f.result())
+            try:
+                loop.call_soon_threadsafe(self.post_message, msg)
+            except RuntimeError:
+                pass
+
+        fut.add_done_callback(done)
+        return fut
+
+    # --- refresh -----------------------------------------------------------------------------
+
+    def refresh_state(self) -> None:
+        rt = self.runtime
+        if rt is None:
+            return
+        st = rt.state
+        launching = st.phase in ("idle", "launching") or (st.phase in ("dead", "error") and st.server is None)
+        self.query_one("#startup").display = launching
+        self.query_one("#dashboard").display = not launching
+        if launching:
+            self.query_one("#startup-body", Static).update(render.startup_panel(st))
+            return
+        def inner(sel: str, fallback: int) -> int:
+            w = self.query_one(sel).content_size.width
+            return w if w > 0 else fallback
+
+        self.query_one("#server", Panel).update(render.server_panel(st))
+        self.query_one("#throughput", Panel).update(render.throughput_panel(st, spark_width=max(8, inner("#throughput", 40) - 1)))
+        self.query_one("#acceptance", Panel).update(render.acceptance_panel(st, width=max(6, inner("#acceptance", 40) - 16)))
+        self.query_one("#kv", Panel).update(render.kv_panel(st, width=max(6, inner("#kv", 30) - 11)))
+        self.query_one("#gpu", Panel).update(render.gpu_panel(st))
+        last = st.cells_done[-1] if st.cells_done else None
+        cell_h = self.query_one("#cell").content_size.height
+        self.query_one("#cell", Panel).update(render.cell_panel(st.cell if st.cell and st.cell.running else None, last,
+                                                                max_rows=max(3, cell_h - 5)))
+
+    # --- events ------------------------------------------------------------------------------
+
+    def on_runtime_event(self, msg: RuntimeEvent) -> None:
+        k = msg.kind
+        if k == "ready":
+            self.notify(f"engine ready: {msg.event.data['server'].spec.label()}", timeout=4)
+        elif k == "died":
+            self.notify(msg.event.data["text"], title="engine died", severity="error", timeout=30)
+        elif k == "cell_finished":
+            s = msg.event.data["summary"]
+            med = f"{s.median_tok_s:.1f} tok/s" if s.median_tok_s is not None else "no usable row"
+            self.notify(f"cell {msg.event.data['label']}: median {med} (n={s.n_included}); rows in "
+                        f"{msg.event.data['cell_dir']}", timeout=8)
+        self.refresh_state()
+
+    def on_command_failed(self, msg: CommandFailed) -> None:
+        if self._quitting:
+            return
+        self.notify(msg.text, title=f"{msg.what} failed", severity="error", timeout=15)
+        self.refresh_state()
+
+    def on_command_done(self, msg: CommandDone) -> None:
+        self.refresh_state()
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def action_run_cell(self) -> None:
+        rt = self.runtime
+        if rt is None or rt.state.phase not in ("ready", "attached"):
+            self.notify("no server to measure yet", severity="warning")
+            return
+        if rt.state.cell is not None and rt.state.cell.running:
+            self.notify("a cell is already running (s stops it)", severity="warning")
+            return
+        self.submit("cell", rt.run_cell(HEALTH_CELL, label="health"))
+        self.notify("running the health cell: 8 pinned prompts, 128 output tokens")
+
+    def action_stop_cell(self) -> None:
+        if self.runtime is not None:
+            self.runtime.request_stop_cell()
+            self.notify("stopping the cell after the requests in flight")
+
+    def action_logs(self) -> None:
+        self.push_screen(LogScreen(self.runtime))
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_quit_console(self) -> None:
+        if self._quitting:
+            return
+        self._quitting = True
+        self.notify("stopping the engine…", timeout=30)
+        self._stop_and_exit()
+
+    @work(thread=True, exclusive=True, group="shutdown")
+    def _stop_and_exit(self) -> None:
+        rt, io = self.runtime, self._io
+        if rt is not None and io is not None:
+            try:
+                io.submit(rt.stop()).result(timeout=30)
+            except Exception:
+                pass
+        if io is not None:
+            io.close()
+        self.call_from_thread(self.exit, 0)
+
+
+def _one_line(exc: BaseException | None) -> str:
+    if exc is None:
+        return ""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text[:300]
+
+
+def make_app(runtime_factory: RuntimeFactory, **kw: Any) -> ConsoleApp:
+    """The one constructor shared by the CLI and the tests."""
+    return ConsoleApp(runtime_factory, **kw)

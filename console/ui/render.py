@@ -1,0 +1,267 @@
+"""Pure functions from core state to Rich renderables, one per dashboard panel.
+
+No I/O and no parsing here: every number comes from `RuntimeState` (filled by core) and every formula
+from `console.core.measure.stats`. Kept pure so panels are unit-testable and snapshots deterministic.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from console.core.launch.logparse import StartupProgress
+from console.core.measure import stats
+from console.core.runtime import CellProgress, RuntimeState
+
+BLOCKS = " ▏▎▍▌▋▊▉█"
+SPARK = "▁▂▃▄▅▆▇█"
+
+
+def num(v: float | int | None, spec: str = ".1f", unit: str = "", none: str = "—") -> str:
+    if v is None:
+        return none
+    return f"{v:{spec}}{unit}"
+
+
+def bar(frac: float | None, width: int) -> str:
+    """Horizontal bar with eighth-block resolution."""
+    if frac is None or width <= 0:
+        return " " * max(width, 0)
+    f = min(max(frac, 0.0), 1.0) * width
+    full = int(f)
+    rem = int(round((f - full) * 8))
+    if rem == 8:
+        full, rem = full + 1, 0
+    s = "█" * full + (BLOCKS[rem] if rem and full < width else "")
+    return s.ljust(width)
+
+
+def sparkline(values: Sequence[float], width: int) -> str:
+    vals = list(values)[-width:]
+    if not vals:
+        return ""
+    hi = max(vals) or 1.0
+    return "".join(SPARK[min(int(v / hi * (len(SPARK) - 1) + 0.5), len(SPARK) - 1)] if v > 0 else " " for v in vals)
+
+
+def badge_text(state: RuntimeState) -> Text:
+    t = Text()
+    phase = state.phase
+    style = {"ready": "bold black on green", "attached": "bold black on green", "launching": "bold black on yellow",
+             "dead": "bold white on red", "error": "bold white on red", "stopped": "bold white on grey35"}.get(phase, "")
+    t.append(f" {phase.upper()} ", style=style)
+    if state.simulated:
+        t.append(" ")
+        t.append(" SIMULATED ", style="bold black on magenta")
+    return t
+
+
+def server_panel(state: RuntimeState) -> RenderableType:
+    s = state.server
+    t = Table.grid(padding=(0, 1))
+    t.add_column(style="dim", no_wrap=True)
+    t.add_column(overflow="fold")
+    t.add_row("profile", state.profile_name or "—")
+    t.add_row("status", badge_text(state))
+    t.add_row("url", state.base_url or "—")
+    if s is not None:
+        t.add_row("engine", f"sglang {s.version or '?'} · TP {s.tp_size or '?'}" + (f" · DP {s.dp_size}" if (s.dp_size or 1) > 1 else "")
+                  + (" · metrics on" if s.enable_metrics else " · metrics OFF"))
+        t.add_row("model", s.served_model_name or s.model_path or "—")
+        sp = s.spec
+        if sp.enabled:
+            if sp.family == "dflash":
+                t.add_row("drafter", f"DFLASH · block {sp.num_draft_tokens}")
+            else:
+                t.add_row("drafter", f"{sp.algorithm} · depth {sp.num_steps} · topk {sp.topk} · {sp.num_draft_tokens} draft tok")
+            if sp.draft_model_path:
+                t.add_row("draft", sp.draft_model_path)
+        else:
+            t.add_row("drafter", "none (no speculation)")
+        t.add_row("KV dtype", f"{s.kv_cache_dtype or 'auto'} · mem frac {num(s.mem_fraction_static, '.3f')}")
+    if state.error:
+        t.add_row(Text("error", style="bold red"), Text(state.error, style="red"))
+    return t
+
+
+def throughput_panel(state: RuntimeState, spark_width: int = 48) -> RenderableType:
+    live = state.live
+    parts: list[RenderableType] = []
+    head = Text()
+    head.append("rolling 5 s  ", style="dim")
+    head.append(num(live.rolling_tok_s if live else None, ".1f"), style="bold cyan")
+    head.append(" tok/s", style="dim")
+    if live is not None and live.recent_median_tok_s is not None:
+        head.append("   median per-request (recent) ", style="dim")
+        head.append(f"{live.recent_median_tok_s:.1f}", style="bold")
+        head.append(" tok/s", style="dim")
+    parts.append(head)
+    hist = live.rolling_history if live else ()
+    parts.append(Text(sparkline(hist, spark_width) or "·" * 8, style="cyan"))
+    if state.metrics is not None and state.metrics.gen_throughput is not None:
+        parts.append(Text(f"server gen throughput (last log window) {state.metrics.gen_throughput:.1f} tok/s", style="dim"))
+    t = Table(box=None, padding=(0, 1), show_edge=False, expand=False)
+    t.add_column("running", no_wrap=True)
+    t.add_column("tokens", justify="right")
+    t.add_column("tok/s", justify="right")
+    t.add_column("age", justify="right")
+    running = live.running if live else ()
+    for r in running[:6]:
+        t.add_row(r.request_id[:18], str(r.tokens), num(r.tok_s), f"{r.age_s:.1f}s")
+    if len(running) > 6:
+        t.add_row(f"+{len(running) - 6} more", "", "", "")
+    if not running:
+        t.add_row(Text("idle — press r to run a cell", style="dim"), "", "", "")
+    parts.append(t)
+    return Group(*parts)
+
+
+def acceptance_panel(state: RuntimeState, width: int = 24) -> RenderableType:
+    live = state.live
+    s = state.server
+    if s is not None and not s.spec.enabled:
+        return Text("no speculation on this server: τ = 1 by definition", style="dim")
+    if live is None or not live.recent_positions:
+        return Group(
+            Text("τ —  (no finished request with spec details yet)", style="dim"),
+            Text("τ = 1 + Σk·h[k]/Σh  ·  p_i = Σ_{k≥i} h[k] / Σh", style="dim italic"),
+        )
+    head = Text()
+    head.append("τ ", style="dim")
+    head.append(f"{live.recent_tau:.2f}", style="bold green")
+    head.append(f"  tokens/step · pooled over the last {live.recent_n} request(s)", style="dim")
+    t = Table.grid(padding=(0, 1))
+    t.add_column("pos", style="dim", justify="right", no_wrap=True)
+    t.add_column("bar", no_wrap=True)
+    t.add_column("p", justify="right", no_wrap=True)
+    t.add_column("cond", justify="right", style="dim", no_wrap=True)
+    cond = stats.conditional_acceptance(list(live.recent_positions))
+    for i, (p, c) in enumerate(zip(live.recent_positions, cond), 1):
+        t.add_row(f"p{i}", Text(bar(p, width), style="green"), f"{p:.2f}", f"|{num(c, '.2f')}")
+    foot = Text("p_i = P(draft position i accepted); |cond = p_i/p_{i−1}", style="dim italic")
+    parts: list[RenderableType] = [head, t, foot]
+    if s is not None and s.avg_spec_accept_length is not None:
+        parts.append(Text(f"server lifetime accept length {s.avg_spec_accept_length:.2f} (since boot/flush; "
+                          "not a cell figure)", style="dim"))
+    return Group(*parts)
+
+
+def kv_panel(state: RuntimeState, width: int = 24) -> RenderableType:
+    s = state.server
+    m = state.metrics
+    cap = (s.max_total_num_tokens if s else None) or (int(m.max_total_num_tokens) if m and m.max_total_num_tokens else None)
+    t = Table.grid(padding=(0, 1))
+    t.add_column(style="dim", no_wrap=True, min_width=8)
+    t.add_column(overflow="fold")
+    t.add_row("capacity", f"{cap:,} tokens" if cap else "—")
+    usage = m.token_usage if m else None
+    used = m.num_used_tokens if m else None
+    t.add_row("in use", (f"{int(used):,} tok " if used is not None else "") + f"({num(usage * 100 if usage is not None else None, '.1f', '%')})")
+    t.add_row("", Text(bar(usage, width), style="yellow"))
+    if m is not None:
+        t.add_row("running", f"{num(m.num_running_reqs, '.0f')} req · queued {num(m.num_queue_reqs, '.0f')}")
+    if state.metrics_error:
+        t.add_row(Text("note", style="yellow"), Text(state.metrics_error, style="yellow"))
+    return t
+
+
+def gpu_panel(state: RuntimeState) -> RenderableType:
+    g = state.gpu
+    parts: list[RenderableType] = []
+    if g is not None and g.available and g.gpus:
+        t = Table(box=None, padding=(0, 1), show_edge=False)
+        for col, j in (("GPU", "left"), ("mem GiB", "right"), ("util", "right"), ("W", "right"), ("°C", "right")):
+            t.add_column(col, justify=j, no_wrap=True)
+        for d in g.gpus:
+            t.add_row(f"{d.index} {(d.name or '?').replace('NVIDIA ', '')[:12]}",
+                      f"{num(d.mem_used_gib, '.0f')}/{num(d.mem_total_gib, '.0f')}",
+                      num(d.util_pct, '.0f', '%'), num(d.power_w, '.0f'), num(d.temp_c, '.0f'))
+        parts.append(t)
+        foreign = [(d.index, p) for d in g.gpus for p in d.processes if p.foreign]
+        for idx, p in foreign[:3]:
+            parts.append(Text(f"foreign: GPU{idx} pid {p.pid} {p.name} {num(p.used_gib, '.1f', ' GiB')}", style="red"))
+    else:
+        msg = g.message if g is not None else "GPU telemetry starting"
+        parts.append(Text(msg, style="dim"))
+    s = state.server
+    if s is not None and s.memory is not None:
+        mu = s.memory
+        t2 = Table.grid(padding=(0, 1))
+        t2.add_column(style="dim")
+        t2.add_column(justify="right")
+        t2.add_row("engine (per GPU)", "")
+        t2.add_row("  weights", num(mu.weight_gb, ".1f", " GB"))
+        t2.add_row("  KV cache", num(mu.kvcache_gb, ".1f", " GB"))
+        t2.add_row("  CUDA graphs", num(mu.graph_total_gb, ".2f", " GB"))
+        parts.append(t2)
+    return Group(*parts)
+
+
+def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_rows: int = 8) -> RenderableType:
+    c = cell if cell is not None else last
+    if c is None:
+        return Text("no cell yet — r runs the health cell (8 pinned short prompts); results land in sessions/", style="dim")
+    head = Text()
+    head.append(c.label, style="bold")
+    head.append(f"  {c.done}/{c.total}  ", style="")
+    head.append(c.status or "", style="dim")
+    rows = c.rows
+    t = Table(box=None, padding=(0, 1), show_edge=False)
+    for col, j in (("request", "left"), ("TTFT s", "right"), ("tok/s", "right"), ("τ", "right"), ("out", "right"),
+                   ("note", "left")):
+        t.add_column(col, justify=j, no_wrap=True)
+    for r in rows[-max_rows:]:
+        note = r.error or ",".join(r.flags)
+        t.add_row(r.request_id[:22], num(stats.ttft_s(r), ".3f"), num(stats.output_tok_s(r)),
+                  num(stats.request_tau(r), ".2f"), num(r.completion_tokens, "d"), Text(note[:40], style="red" if r.error else "yellow"))
+    parts: list[RenderableType] = [head, t]
+    s = c.summary or stats.summarize(rows)
+    foot = Text()
+    foot.append("median ", style="dim")
+    foot.append(num(s.median_tok_s), style="bold cyan")
+    foot.append(f" tok/s (interp., n={s.n_included})  p10 {num(s.p10_tok_s)}  p90 {num(s.p90_tok_s)}  ", style="dim")
+    foot.append(f"TTFT med {num(s.ttft_median_s, '.3f', ' s')}  τ {num(s.tau, '.2f')}", style="dim")
+    parts.append(foot)
+    if c.cell_dir:
+        parts.append(Text(f"rows → {c.cell_dir}/rows.jsonl", style="dim"))
+    return Group(*parts)
+
+
+def startup_panel(state: RuntimeState, width: int = 40) -> RenderableType:
+    p: StartupProgress | None = state.startup
+    head = Text()
+    head.append(f"launching {state.profile_name}  ", style="bold")
+    head.append_text(badge_text(state))
+    parts: list[RenderableType] = [head]
+    if state.argv:
+        parts.append(Text(" ".join(state.argv), style="dim", overflow="fold"))
+    if p is None:
+        parts.append(Text("starting the engine process…", style="dim"))
+        return Group(*parts)
+    frac = p.fraction()
+    el = state.startup_elapsed_s
+    line = Text()
+    line.append(bar(frac, width), style="green")
+    line.append(f" {frac * 100:4.0f}%  elapsed {num(el, '.1f', ' s')}", style="")
+    parts.append(line)
+    t = Table.grid(padding=(0, 1))
+    t.add_column(no_wrap=True)
+    t.add_column(style="bold", no_wrap=True)
+    t.add_column(style="dim")
+    icons = {"done": Text("✔", style="green"), "active": Text("▶", style="yellow"), "pending": Text("·", style="dim")}
+    for ph in p.phases:
+        dur = ""
+        if ph.started_at is not None and ph.ended_at is not None:
+            dur = f" ({ph.ended_at - ph.started_at:.1f} s)"
+        t.add_row(icons[ph.status], ph.label, (ph.detail or "") + dur)
+    parts.append(t)
+    if p.error_line or state.error:
+        parts.append(Text(state.error or p.error_line or "", style="bold red"))
+        if state.log_path:
+            parts.append(Text(f"log kept: {state.log_path}  (l: view log · q: quit)", style="red"))
+    elif p.last_line:
+        parts.append(Text(p.last_line[:200], style="dim"))
+    return Group(*parts)

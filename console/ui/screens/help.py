@@ -1,0 +1,54 @@
+"""Help: every measurement definition (from `stats.DEFINITIONS`, the single source) and the key map."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from console.core.measure.stats import DEFINITIONS
+
+KEYS = (
+    ("r", "run the health cell (8 pinned short prompts, 128 output tokens); rows land in sessions/"),
+    ("s", "stop the running cell after the requests in flight"),
+    ("l", "engine log (tail)"),
+    ("?", "this help"),
+    ("q", "quit: stops the engine the console launched"),
+)
+
+
+def definitions_table() -> Table:
+    t = Table(title="measurement definitions", title_justify="left", expand=True)
+    t.add_column("quantity", style="bold", no_wrap=True)
+    t.add_column("definition")
+    t.add_column("unit", no_wrap=True)
+    for d in DEFINITIONS:
+        t.add_row(d.name, d.formula + (f"\n[dim]{d.note}[/dim]" if d.note else ""), d.unit)
+    return t
+
+
+def keys_table() -> Table:
+    t = Table(title="keys", title_justify="left", expand=True)
+    t.add_column("key", style="bold", no_wrap=True)
+    t.add_column("action")
+    for k, a in KEYS:
+        t.add_row(k, a)
+    return t
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape", "dismiss", "close"), Binding("question_mark", "dismiss", "close"),
+                Binding("q", "dismiss", "close", show=False)]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll { width: 90%; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(definitions_table())
+            yield Static(keys_table())
+            yield Static("[dim]escape closes[/dim]")

@@ -1,0 +1,95 @@
+"""A deterministic stand-in for `Runtime`: fixed state, no processes, no network — for Pilot tests and
+SVG snapshots. Its state goes through the real core types (ServerInfo.parse, MetricsSnapshot,
+LiveMonitor, stats), so what the screen shows is what core computes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+from console.core.engine import metrics
+from console.core.engine.server_info import ServerInfo
+from console.core.engine.stream import InFlight
+from console.core.launch.logparse import StartupParser
+from console.core.measure import stats
+from console.core.measure.cell import CellProtocol
+from console.core.measure.records import RequestRecord
+from console.core.monitor import LiveMonitor
+from console.core.runtime import CellProgress, Event, RuntimeState
+from console.core.telemetry.nvml import GpuSnapshot
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "sglang-0.5.23"
+
+
+def row(i: int, tok_s: float, hist: list[int], n_out: int = 128) -> RequestRecord:
+    t_first = 0.210 + 0.003 * i
+    t_last = t_first + (n_out - 1) / tok_s
+    v = sum(hist)
+    c = sum(k * n for k, n in enumerate(hist))
+    return RequestRecord(request_id=f"health-{i}#{i}", prompt_id=f"health-{i}", t_first_s=t_first, t_last_s=t_last,
+                         t_end_s=t_last + 0.002, first_chunk_tokens=1, completion_tokens=n_out, n_content_chunks=30,
+                         prompt_tokens=80, finish_reason="length", spec_verify_ct=v, spec_num_correct_drafts=c,
+                         spec_accept_rate=c / (v * 6), spec_histogram=hist)
+
+
+HISTS = [[2, 3, 3, 4, 5, 5, 8], [3, 2, 4, 4, 6, 4, 7], [1, 4, 3, 5, 4, 6, 8], [2, 2, 5, 3, 5, 5, 8]]
+
+
+class FakeRuntime:
+    def __init__(self, observer: Callable[[Event], None], phase: str = "ready") -> None:
+        self.observer = observer
+        self.profile = None
+        self.attach_url = "fake://reference"
+        self.engine = None
+        self.cells_run: list[CellProtocol] = []
+        self.stopped = False
+        self.state = RuntimeState(phase=phase, mode="launch", base_url="http://127.0.0.1:30000",
+                                  profile_name="k26-eagle3-d6", simulated=True,
+                                  argv=["python", "-m", "console.sim", "--model-path", "moonshotai/Kimi-K2.6",
+                                        "--tp-size", "4"], log_path="sessions/x/engine-1.log")
+        self._fill()
+
+    def _fill(self) -> None:
+        st = self.state
+        info = json.loads((FIX / "server_info_eagle3_tp4.json").read_text())
+        info["model_path"] = "sim:moonshotai/Kimi-K2.6"
+        info["served_model_name"] = "sim:moonshotai/Kimi-K2.6"
+        st.server = ServerInfo.parse(info)
+        st.metrics = metrics.snapshot((FIX / "metrics_eagle3_tp4.txt").read_text())
+        st.gpu = GpuSnapshot("no_driver", "no NVIDIA driver on this host (NVML Shared Library Not Found); "
+                                          "showing the engine's own memory figures")
+        mon = LiveMonitor()
+        mon.num_draft_tokens = 7
+        inflight = {"tool-1#0": InFlight("tool-1#0", t_sent_ns=0, t_first_ns=240_000_000, t_last_ns=10_240_000_000, tokens=5001,
+                                         first_tokens=1, prompt_tokens=10012)}
+        mon.attach(inflight)
+        rows = [row(i, 470.0 + 9 * i, HISTS[i % 4]) for i in range(6)]
+        for r in rows:
+            mon.record_finished(r)
+        for k in range(40):  # a history that ramps up to ~500 tok/s
+            inflight["tool-1#0"].tokens = 1 + int(125 * (k + 1) * min(1.0, 0.3 + k / 30))
+            mon.tick(now=1000.0 + 0.25 * k, now_ns=10_300_000_000)
+        st.live = mon.snapshot
+        done = CellProgress(label="health", total=8, done=6, status="done", cell_dir="sessions/x/cell-001-health",
+                            rows=rows, running=False)
+        done.summary = stats.summarize(rows, num_draft_tokens=7)
+        st.cells_done.append(done)
+        st.startup_elapsed_s = 8.4
+        parser = StartupParser(tp=4, has_draft=True, clock=iter(range(1000)).__next__)
+        parser.feed((FIX / "launch_eagle3_tp4.log").read_text())
+        st.startup = parser.progress
+
+    async def start(self) -> None:
+        self.observer(Event("ready", {"server": self.state.server, "startup_s": 8.4}))
+
+    async def run_cell(self, proto: CellProtocol, label: str | None = None) -> Any:
+        self.cells_run.append(proto)
+        self.observer(Event("cell_finished", {"summary": self.state.cells_done[-1].summary, "cell_dir": "x",
+                                              "label": label, "cancelled": False}))
+
+    def request_stop_cell(self) -> None:
+        pass
+
+    async def stop(self) -> None:
+        self.stopped = True

@@ -1,0 +1,107 @@
+"""Pilot tests of the key paths, asserting on the app's messages (harlequin style), plus SVG snapshots."""
+
+import pytest
+
+from console.core.measure.stats import DEFINITIONS
+from console.ui.app import ConsoleApp, make_app
+from console.ui.messages import CommandDone, RuntimeEvent
+from console.ui.screens.help import HelpScreen
+from tests.ui.fake_runtime import FakeRuntime
+
+
+def widget_text(app, selector: str) -> str:
+    """The characters the screen shows inside a widget's region (what a user reads)."""
+    region = app.query_one(selector).region
+    lines = [s.text for s in app.screen._compositor.render_strips()]
+    return "\n".join(ln[region.x:region.right] for ln in lines[region.y:region.bottom])
+
+
+def app_with_fake(start: bool = False, phase: str = "ready") -> tuple[ConsoleApp, list]:
+    holder: list[FakeRuntime] = []
+
+    def factory(observer):
+        rt = FakeRuntime(observer, phase=phase)
+        holder.append(rt)
+        return rt
+
+    return make_app(factory, start_runtime=start), holder
+
+
+async def test_start_posts_ready_and_dashboard_shows_live_figures():
+    app, holder = app_with_fake(start=True)
+    messages = []
+    async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
+        await pilot.pause(0.3)
+        kinds = [m.kind for m in messages if isinstance(m, RuntimeEvent)]
+        assert "ready" in kinds
+        assert app.query_one("#dashboard").display
+        server = widget_text(app, "#server")
+        assert "SIMULATED" in server and "k26-eagle3-d6" in server and "EAGLE3 · depth 6 · topk 1" in server
+        thr = widget_text(app, "#throughput")
+        assert "tok/s" in thr and "tool-1#0" in thr
+        acc = widget_text(app, "#acceptance")
+        assert "τ " in acc and "p1" in acc and "p6" in acc
+        kv = widget_text(app, "#kv")
+        assert "336,000 tokens" in kv and "1,984 tok" in kv
+        gpu = widget_text(app, "#gpu")
+        assert "no NVIDIA driver" in gpu and "weights" in gpu and "110.8 GB" in gpu
+
+
+async def test_r_runs_the_health_cell_through_the_runtime():
+    app, holder = app_with_fake(start=False)
+    messages = []
+    async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
+        await pilot.press("r")
+        await pilot.pause(0.3)
+        rt = holder[0]
+        assert len(rt.cells_run) == 1
+        proto = rt.cells_run[0]
+        assert proto.prompt_set == "health" and proto.n == 8
+        assert any(isinstance(m, CommandDone) and m.what == "cell" for m in messages)
+        assert any(isinstance(m, RuntimeEvent) and m.kind == "cell_finished" for m in messages)
+
+
+async def test_r_refuses_while_launching():
+    app, holder = app_with_fake(start=False, phase="launching")
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert app.query_one("#startup").display and not app.query_one("#dashboard").display
+        await pilot.press("r")
+        await pilot.pause(0.1)
+        assert holder[0].cells_run == []
+
+
+async def test_help_lists_every_definition_and_escape_closes():
+    app, _ = app_with_fake()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, HelpScreen)
+    assert len(DEFINITIONS) >= 13
+
+
+async def test_q_stops_the_runtime_then_exits():
+    app, holder = app_with_fake()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("q")
+        await pilot.pause(1.0)
+    assert holder[0].stopped
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)])
+def test_dashboard_snapshot(snap_compare, size):
+    app, _ = app_with_fake()
+    assert snap_compare(app, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)])
+def test_startup_snapshot(snap_compare, size):
+    app, _ = app_with_fake(phase="launching")
+    assert snap_compare(app, terminal_size=size)
+
+
+def test_help_snapshot(snap_compare):
+    app, _ = app_with_fake()
+    assert snap_compare(app, press=["question_mark"], terminal_size=(160, 48))
