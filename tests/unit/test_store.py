@@ -1,0 +1,39 @@
+import json
+
+import pytest
+
+from console.core.measure.records import RequestRecord
+from console.core.sessions.report import cell_report
+from console.core.sessions.store import Session, load_rows, node_fingerprint, redact_mapping
+
+
+def test_rows_are_appended_one_line_each_and_a_torn_tail_is_ignored(tmp_path):
+    s = Session.create(tmp_path, "k26 eagle3/d6", node_fingerprint())
+    assert s.dir.name.endswith("-k26-eagle3-d6")
+    c = s.new_cell("health")
+    c.write_manifest({"label": "health", "speculative": {"algorithm": "EAGLE3", "num_draft_tokens": 3}})
+    for i in range(3):
+        c.append(RequestRecord(request_id=f"p#{i}", t_first_s=0.1, t_last_s=0.3, t_end_s=0.31, first_chunk_tokens=1,
+                               completion_tokens=101, spec_histogram=[0, 1, 1], spec_verify_ct=2))
+    with open(c.rows_path, "a") as f:
+        f.write('{"request_id": "p#3", "t_first')  # a crash mid-write
+    rows = load_rows(c.dir)
+    assert [r.request_id for r in rows] == ["p#0", "p#1", "p#2"]
+    rep = cell_report(c.dir)
+    assert rep["n"] == 3 and rep["median_tok_s"] == pytest.approx(500.0) and rep["tau"] == 2.5
+
+
+def test_secrets_never_reach_disk(tmp_path):
+    s = Session.create(tmp_path, "x", node_fingerprint())
+    c = s.new_cell("c")
+    c.write_manifest({"server_args": {"api_key": "sk-SECRET", "admin_api_key": "sk-ADMIN", "port": 1,
+                                      "launch_command": "--port 1 --api-key sk-SECRET"},
+                      "launch_argv": ["python", "-m", "sglang.launch_server", "--api-key", "sk-SECRET"]})
+    s.add_arm({"argv": ["--api-key=sk-SECRET"]})
+    text = "".join(p.read_text() for p in s.dir.rglob("*.json"))
+    assert "sk-SECRET" not in text and "sk-ADMIN" not in text
+    assert json.loads(c.manifest_path.read_text())["server_args"]["port"] == 1
+
+
+def test_redact_mapping_leaves_unset_keys():
+    assert redact_mapping({"api_key": None, "x": [1, "a"]}) == {"api_key": None, "x": [1, "a"]}
