@@ -85,8 +85,9 @@ def _proc_name(pid: int) -> str:
 class NvmlPoller:
     """Initialises NVML once; `sample()` returns a `GpuSnapshot` and never raises."""
 
-    def __init__(self, nvml: Any = None) -> None:
+    def __init__(self, nvml: Any = None, proc_name: Callable[[int], str] = _proc_name) -> None:
         self._nvml = nvml if nvml is not None else _nvml
+        self._proc_name = proc_name
         self._lock = threading.Lock()
         self._state = "uninit"
         self._message = ""
@@ -136,7 +137,7 @@ class NvmlPoller:
                         pid = int(getattr(p, "pid", 0))
                         used = getattr(p, "usedGpuMemory", None)
                         gib = used / GIB if isinstance(used, int) and used >= 0 else None
-                        procs[pid] = GpuProcess(pid=pid, name=_proc_name(pid), used_gib=gib,
+                        procs[pid] = GpuProcess(pid=pid, name=self._proc_name(pid), used_gib=gib,
                                                 foreign=pid not in self.own_pids)
                 gpus.append(GpuInfo(
                     index=i,

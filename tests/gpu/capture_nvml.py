@@ -1,0 +1,110 @@
+"""Run on a machine with an NVIDIA GPU (the device machine): capture what NVML answers, and what the
+console's poller makes of it, while a second process holds GPU memory (a 'foreign' process).
+
+    python3 tests/gpu/capture_nvml.py OUT.json
+
+The JSON is committed as tests/fixtures/nvml/<device>-<date>.json and replayed by
+tests/unit/test_nvml_replay.py on machines without a GPU.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import pynvml  # noqa: E402
+
+from console.core.telemetry.nvml import NvmlPoller  # noqa: E402
+
+HOLD_GIB = 20
+HOLDER = f"""
+import torch, time, sys
+x = torch.empty({HOLD_GIB} * 1024**3, dtype=torch.uint8, device='cuda')
+y = torch.randn(8192, 8192, device='cuda')
+print('holding', flush=True)
+t = time.time()
+while time.time() - t < 25:
+    y = y @ y.T; y = y / y.norm()
+torch.cuda.synchronize()
+"""
+
+
+def raw_answers() -> dict:
+    """What NVML itself returns, call by call (independent of the poller's code)."""
+    def q(fn, *a):
+        try:
+            v = fn(*a)
+            return v.decode() if isinstance(v, bytes) else v
+        except pynvml.NVMLError as e:
+            return {"nvml_error": str(e)}
+
+    out = {"driver_version": q(pynvml.nvmlSystemGetDriverVersion), "devices": []}
+    for i in range(pynvml.nvmlDeviceGetCount()):
+        h = pynvml.nvmlDeviceGetHandleByIndex(i)
+        mem = q(pynvml.nvmlDeviceGetMemoryInfo, h)
+        util = q(pynvml.nvmlDeviceGetUtilizationRates, h)
+
+        def procs(fn):
+            r = q(fn, h)
+            if isinstance(r, dict):
+                return r
+            return [{"pid": p.pid, "usedGpuMemory": p.usedGpuMemory} for p in r]
+
+        comp = procs(pynvml.nvmlDeviceGetComputeRunningProcesses)
+        graph = procs(pynvml.nvmlDeviceGetGraphicsRunningProcesses)
+        names = {}
+        for p in (comp if isinstance(comp, list) else []) + (graph if isinstance(graph, list) else []):
+            try:
+                names[str(p["pid"])] = Path(f"/proc/{p['pid']}/comm").read_text().strip()
+            except OSError:
+                names[str(p["pid"])] = "?"
+        out["devices"].append({
+            "name": q(pynvml.nvmlDeviceGetName, h),
+            "uuid": q(pynvml.nvmlDeviceGetUUID, h),
+            "memory": mem if isinstance(mem, dict) else {"used": mem.used, "total": mem.total, "free": mem.free},
+            "utilization": util if isinstance(util, dict) else {"gpu": util.gpu, "memory": util.memory},
+            "power_mw": q(pynvml.nvmlDeviceGetPowerUsage, h),
+            "power_limit_mw": q(pynvml.nvmlDeviceGetEnforcedPowerLimit, h),
+            "temperature_c": q(pynvml.nvmlDeviceGetTemperature, h, pynvml.NVML_TEMPERATURE_GPU),
+            "compute_processes": comp,
+            "graphics_processes": graph,
+            "process_names": names,
+        })
+    return out
+
+
+def main(out_path: str) -> int:
+    pynvml.nvmlInit()
+    idle = raw_answers()
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "holding"
+    time.sleep(3)
+    busy = raw_answers()
+    poller = NvmlPoller()
+    snap = poller.sample()
+    holder.wait()
+    doc = {
+        "captured_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "host": socket.gethostname(),
+        "what": f"NVML while a torch process holds {HOLD_GIB} GiB and runs matmuls (busy), and before it (idle)",
+        "holder_pid": holder.pid,
+        "idle": idle,
+        "busy": busy,
+        "poller_snapshot_busy": dataclasses.asdict(snap),
+    }
+    Path(out_path).write_text(json.dumps(doc, indent=1, default=str))
+    print(json.dumps({k: doc[k] for k in ("captured_utc", "host")}))
+    print(json.dumps(doc["poller_snapshot_busy"], indent=1, default=str)[:3000])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
