@@ -1,0 +1,7 @@
+"""`python -m console.sim`: the engine twin (see console/sim/cli.py)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

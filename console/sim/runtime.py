@@ -1,0 +1,190 @@
+"""Wall-clock driver of the engine, and per-request output delivery to the HTTP writers.
+
+`EngineRuntime` runs the scheduler as one asyncio task. Each forward is planned, then committed at an absolute
+deadline `wall0 + (model_clock + duration) / time_scale`, so timing never drifts: a late wake-up is absorbed by
+the following steps (which then run back to back) instead of accumulating. When the engine idles, its model
+clock jumps to the wall-derived model time at the next arrival.
+
+`RequestHandle` is the meeting point of the engine (which pushes cumulative outputs) and the HTTP writer (which
+pulls): like SGLang's `_wait_one_response`, a writer that wakes up late gets only the newest cumulative state,
+so queued outputs merge into one chunk; the first output (the prefill token) is always delivered alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+import traceback
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .engine import Engine, RequestOutput, SimRequest, StepPlan
+
+
+class RequestHandle:
+    """Outputs of one request, from the engine (push) to its HTTP writer (pull)."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+        self._first: RequestOutput | None = None
+        self._latest: RequestOutput | None = None
+        self._last_given: RequestOutput | None = None
+
+    def push(self, out: RequestOutput) -> None:
+        """Engine side: a new cumulative output."""
+        if self._first is None:
+            self._first = out
+        self._latest = out
+        self._event.set()
+
+    async def next(self) -> RequestOutput | None:
+        """Writer side: the next output to send (merged), or None after the final one was given."""
+        while True:
+            if self._last_given is None and self._first is not None:
+                self._last_given = self._first
+                return self._first
+            if self._latest is not None and self._latest is not self._last_given:
+                self._last_given = self._latest
+                return self._latest
+            if self._last_given is not None and self._last_given.finished:
+                return None
+            self._event.clear()
+            await self._event.wait()
+
+
+class EngineRuntime:
+    """Runs `Engine` against the wall clock, `time_scale` model seconds per wall second."""
+
+    def __init__(self, engine: Engine, time_scale: float) -> None:
+        self.engine = engine
+        self.time_scale = time_scale
+        self._wake: asyncio.Event | None = None
+        self._wall0 = 0.0
+        self._task: asyncio.Task | None = None
+        self.inflight: StepPlan | None = None
+        self.failed: BaseException | None = None
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        self._wall0 = loop.time() - self.engine.clock / self.time_scale
+        self._task = loop.create_task(self._run(), name="sim-engine")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    def model_now(self) -> float:
+        """Wall-derived model time (seconds)."""
+        return (asyncio.get_running_loop().time() - self._wall0) * self.time_scale
+
+    def submit(self, req: SimRequest) -> None:
+        """Hand a request to the scheduler; it joins at the next step boundary."""
+        now = self.model_now()
+        if self.inflight is not None:
+            # Busy: the arrival falls within the step in flight.
+            now = min(max(now, self.engine.clock), self.engine.clock + self.inflight.duration_s)
+        else:
+            now = max(now, self.engine.clock)
+        self.engine.submit(req, now)
+        assert self._wake is not None
+        self._wake.set()
+
+    def abort(self, req: SimRequest) -> None:
+        self.engine.abort(req)
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        engine = self.engine
+        assert self._wake is not None
+        try:
+            while True:
+                if not engine.has_work():
+                    engine.on_idle()
+                    self._wake.clear()
+                    await self._wake.wait()
+                    engine.clock = max(engine.clock, self.model_now())
+                plan = engine.plan()
+                if plan is None:
+                    await asyncio.sleep(0.001)
+                    continue
+                self.inflight = plan
+                deadline = self._wall0 + (engine.clock + plan.duration_s) / self.time_scale
+                delay = deadline - loop.time()
+                await asyncio.sleep(delay if delay > 0 else 0)
+                self.inflight = None
+                engine.commit(plan)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:  # an engine bug: report it loudly, keep the server answering
+            self.failed = e
+            sys.stderr.write("Scheduler hit an exception: " + traceback.format_exc())
+            sys.stderr.flush()
+
+
+@dataclass
+class TraceRecord:
+    """Ground truth of one request as the server wrote it: send time (time.monotonic(), seconds) and completion
+    tokens of every SSE chunk (role/finish/usage chunks carry 0)."""
+
+    rid: str
+    endpoint: str
+    stream: bool
+    domain: str
+    prompt_tokens: int
+    t_arrival: float
+    t_chunks: list[float] = field(default_factory=list)
+    chunk_tokens: list[int] = field(default_factory=list)
+    completion_tokens: int = 0
+    finish_reason: Any = None
+    model_arrival_s: float = 0.0
+    model_first_token_s: float | None = None
+    model_finish_s: float | None = None
+    spec_verify_ct: int = 0
+    spec_correct_drafts_histogram: list[int] = field(default_factory=list)
+
+    def chunk(self, tokens: int) -> None:
+        self.t_chunks.append(time.monotonic())
+        self.chunk_tokens.append(tokens)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rid": self.rid, "endpoint": self.endpoint, "stream": self.stream, "domain": self.domain,
+            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+            "finish_reason": self.finish_reason, "t_arrival": self.t_arrival, "t_chunks": self.t_chunks,
+            "chunk_tokens": self.chunk_tokens,
+            "model_time": {"arrival_s": self.model_arrival_s, "first_token_s": self.model_first_token_s,
+                           "finish_s": self.model_finish_s},
+            "spec_verify_ct": self.spec_verify_ct,
+            "spec_correct_drafts_histogram": self.spec_correct_drafts_histogram,
+        }
+
+
+class TraceStore:
+    """Finished requests' traces (the newest `capacity` kept), for `GET /sim/trace`."""
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self.capacity = capacity
+        self.finished: OrderedDict[str, TraceRecord] = OrderedDict()
+
+    def start(self, req: SimRequest, endpoint: str) -> TraceRecord:
+        return TraceRecord(rid=req.rid, endpoint=endpoint, stream=req.stream, domain=req.domain,
+                           prompt_tokens=req.prompt_tokens, t_arrival=time.monotonic())
+
+    def finish(self, rec: TraceRecord, req: SimRequest) -> None:
+        rec.completion_tokens = req.n_out
+        rec.finish_reason = req.finish_reason
+        rec.model_arrival_s = req.arrival_s
+        rec.model_first_token_s = req.first_token_s
+        rec.model_finish_s = req.finish_s
+        rec.spec_verify_ct = req.spec_verify_ct
+        rec.spec_correct_drafts_histogram = list(req.spec_hist)
+        self.finished[rec.rid] = rec
+        while len(self.finished) > self.capacity:
+            self.finished.popitem(last=False)

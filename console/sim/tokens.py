@@ -1,0 +1,186 @@
+"""Token counting of prompts and the twin's deterministic output text.
+
+`count_tokens` approximates an o200k-style BPE without a vocabulary: the text is split with a pre-tokenizer regex
+close to o200k's (letter runs with an optional leading space or punctuation mark, digit runs in groups of three,
+punctuation runs, newline runs, other whitespace), and each piece costs tokens by its length (long words split
+into several BPE tokens; CJK characters cost about one token each). It is within ~10% of real counts on English
+prose and code. `chat_prompt_tokens` adds the chat-template overhead of the served model (from the deployment).
+Both are isolated here so a real tokenizer can replace them later.
+
+The output side is `WordStream`: pseudo-words (one word = one token) drawn from a fixed syllable vocabulary by a
+seeded generator, with light punctuation and paragraph breaks, so generated text is deterministic per seed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from functools import lru_cache
+from typing import Any, Iterable
+
+# o200k-like pre-tokenizer (Python `re` has no \p{..}; [^\W\d_] stands for a letter).
+_PIECE = re.compile(
+    r"""[^\r\n\w]?[^\W\d_]+(?:'[a-zA-Z]+)?"""   # words, optionally led by one space/punctuation char
+    r"""|\d{1,3}"""                           # numbers in groups of up to three digits
+    r"""| ?[^\s\w]+[\r\n]*"""                 # punctuation runs
+    r"""|\s*[\r\n]+"""                        # newlines (with leading spaces)
+    r"""|\s+(?!\S)|\s+""",                    # other whitespace
+    re.UNICODE,
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def _piece_tokens(piece: str) -> int:
+    if piece[:1].isdigit():
+        return 1
+    core = piece.lstrip()
+    if not core:
+        return 1
+    if core[0].isalpha() or (len(core) > 1 and core[1].isalpha()):
+        cjk = len(_CJK.findall(core))
+        if cjk:
+            return cjk + (len(core) - cjk + 5) // 6
+        # Common words up to ~8 letters are one token; longer ones split every ~6 letters.
+        n = len(core)
+        return 1 if n <= 8 else 1 + (n - 3) // 6
+    # punctuation / symbols: about one token per two characters, newline runs collapse
+    return max(1, (len(core.strip("\r\n")) + 1) // 2) if core.strip("\r\n") else 1
+
+
+@lru_cache(maxsize=512)
+def count_tokens(text: str) -> int:
+    """Approximate number of BPE tokens of `text` (o200k-like); 0 for the empty string. Cached: chat clients
+    resend the same long system prompt and history every turn."""
+    if not text:
+        return 0
+    return sum(_piece_tokens(m.group(0)) for m in _PIECE.finditer(text))
+
+
+def _content_tokens(content: Any, tokens_per_image: int) -> int:
+    if content is None:
+        return 0
+    if isinstance(content, str):
+        return count_tokens(content)
+    total = 0
+    for part in content if isinstance(content, list) else [content]:
+        if isinstance(part, dict):
+            kind = part.get("type")
+            if kind == "text":
+                total += count_tokens(str(part.get("text", "")))
+            elif kind in ("image_url", "image", "input_image"):
+                total += tokens_per_image
+            else:
+                total += count_tokens(json.dumps(part, ensure_ascii=False))
+        else:
+            total += count_tokens(str(part))
+    return total
+
+
+def chat_prompt_tokens(messages: Iterable[dict[str, Any]], tools: list[Any] | None, *, per_message: int,
+                       generation_prompt: int, per_tool: int, tokens_per_image: int) -> int:
+    """Prompt tokens of a chat request after the chat template: content tokens + `per_message` template tokens
+    per message (+ tool-call JSON of assistant turns) + each tool's JSON schema and `per_tool` + the assistant
+    header (`generation_prompt`)."""
+    total = generation_prompt
+    for m in messages:
+        total += per_message + count_tokens(str(m.get("role", "")))
+        total += _content_tokens(m.get("content"), tokens_per_image)
+        if m.get("tool_calls"):
+            total += count_tokens(json.dumps(m["tool_calls"], ensure_ascii=False))
+        if m.get("reasoning_content"):
+            total += count_tokens(str(m["reasoning_content"]))
+    for t in tools or []:
+        total += per_tool + count_tokens(json.dumps(t, ensure_ascii=False))
+    return total
+
+
+def messages_text(messages: Iterable[dict[str, Any]]) -> str:
+    """All text of a chat request's messages, for domain detection and prompt hashing."""
+    out: list[str] = []
+    for m in messages:
+        c = m.get("content")
+        if isinstance(c, str):
+            out.append(c)
+        elif isinstance(c, list):
+            out.extend(str(p.get("text", "")) for p in c if isinstance(p, dict) and p.get("type") == "text")
+        if m.get("tool_calls"):
+            out.append(json.dumps(m["tool_calls"]))
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------------------------------------ output text
+
+_ONSETS = ("b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
+           "br", "ch", "cl", "dr", "fl", "gr", "pl", "pr", "sh", "st", "th", "tr")
+_NUCLEI = ("a", "e", "i", "o", "u", "ai", "ea", "io", "ou")
+_CODAS = ("", "", "", "n", "r", "s", "l", "m", "t", "nd", "st", "rk")
+
+
+def _build_vocabulary(size: int = 2048) -> list[str]:
+    rng = random.Random("sim-vocabulary-v1")
+    words: list[str] = []
+    seen: set[str] = set()
+    while len(words) < size:
+        n_syll = rng.choice((1, 1, 2, 2, 2, 3))
+        w = "".join(rng.choice(_ONSETS) + rng.choice(_NUCLEI) for _ in range(n_syll)) + rng.choice(_CODAS)
+        if w not in seen and 2 <= len(w) <= 11:
+            seen.add(w)
+            words.append(w)
+    return words
+
+
+VOCABULARY: list[str] = _build_vocabulary()
+#: Token id of vocabulary word i is WORD_ID_BASE + i (ids below the base are left to special tokens).
+WORD_ID_BASE = 1000
+#: Pseudo-tokens for punctuation and paragraph breaks.
+PERIOD_ID, COMMA_ID, NEWLINE_ID = 998, 997, 996
+_SPECIAL_TEXT = {PERIOD_ID: ".", COMMA_ID: ",", NEWLINE_ID: "\n\n"}
+
+
+class WordStream:
+    """Deterministic pseudo-text: token ids and their text pieces, generated lazily in blocks.
+
+    Roughly one word per token, a comma every ~14 and a period every ~11 tokens, a paragraph break every
+    ~90 tokens. `ids[i]` and `pieces[i]` are the i-th output token and its text (with its leading space).
+    """
+
+    BLOCK = 256
+
+    def __init__(self, seed: int | str) -> None:
+        self._rng = random.Random(seed)
+        self.ids: list[int] = []
+        self.pieces: list[str] = []
+        self._since_period = 0
+        self._start_of_sentence = True
+
+    def ensure(self, n: int) -> None:
+        """Generate tokens until at least `n` exist."""
+        rng, vocab = self._rng, VOCABULARY
+        while len(self.ids) < n:
+            for _ in range(self.BLOCK):
+                r = rng.random()
+                if self._since_period > 4 and r < 0.09:
+                    tok, piece = PERIOD_ID, "."
+                    self._since_period = 0
+                    self._start_of_sentence = True
+                elif self._since_period > 3 and r < 0.16:
+                    tok, piece = COMMA_ID, ","
+                elif self._start_of_sentence and self.ids and r > 0.989:
+                    tok, piece = NEWLINE_ID, "\n\n"
+                else:
+                    i = int(rng.random() * len(vocab))
+                    w = vocab[i]
+                    if self._start_of_sentence:
+                        w = w.capitalize()
+                    sep = "" if (not self.ids or self.ids[-1] == NEWLINE_ID) else " "
+                    tok, piece = WORD_ID_BASE + i, sep + w
+                    self._start_of_sentence = False
+                    self._since_period += 1
+                self.ids.append(tok)
+                self.pieces.append(piece)
+
+    def text(self, start: int, end: int) -> str:
+        """Text of tokens [start, end)."""
+        self.ensure(end)
+        return "".join(self.pieces[start:end])

@@ -1,0 +1,266 @@
+"""The twin's engine model in virtual time: memory, step times, acceptance, scheduling, determinism, calibration."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from console.sim.acceptance import conditionals, expected_accept_length
+from console.sim.args import parse_argv, resolve_server_args
+from console.sim.calibrate import ARMS, REPORT_CELLS, build_engine, run_cell
+from console.sim.deployment import load_deployment
+from console.sim.domain import detect_domain
+from console.sim.engine import Engine, RequestOutput, SimRequest
+from console.sim.memory import OutOfMemory, plan_memory
+from console.sim.steptime import StepTimeModel
+from console.sim.tokens import WordStream, count_tokens
+
+DEP = load_deployment()
+
+
+def config(*extra: str):
+    argv = ["--model-path", "moonshotai/Kimi-K2.6", *extra]
+    ns, sim = parse_argv(argv)
+    return resolve_server_args(ns, sim, argv, DEP)
+
+
+# ---------------------------------------------------------------------------------------------------- memory
+
+
+@pytest.mark.parametrize(("arm", "report"), [("nospec", 484_000), ("eagle3-d6", 336_000), ("dflash-b16", 295_000)])
+def test_kv_capacity_at_the_reference_mem_fraction(arm, report):
+    assert build_engine(ARMS[arm]).capacity == pytest.approx(report, rel=0.01)
+
+
+def test_automatic_mem_fraction_leaves_no_room_for_the_pool_and_capture_is_clamped():
+    # 554 GiB of weights on 4 GPUs (138.6 GiB/rank) do not leave room for any KV cache under sglang's automatic
+    # mem_fraction_static for this VLM (0.7696): the launch fails as sglang's would ("Not enough memory").
+    assert plan_memory(config("--tp", "4"), DEP).max_total_num_tokens == 0
+    plan = plan_memory(config("--tp", "4", "--mem-fraction-static", "0.96", *ARMS["eagle3-d6"]), DEP)
+    assert plan.decode_capture_bs[-1] == 48 and plan.max_total_num_tokens % 64 == 0
+
+
+def test_fp8_kv_doubles_capacity_and_weights_need_four_gpus():
+    bf16 = plan_memory(c := config("--tp", "4", "--mem-fraction-static", "0.96"), DEP).max_total_num_tokens
+    fp8 = plan_memory(config("--tp", "4", "--mem-fraction-static", "0.96", "--kv-cache-dtype", "fp8_e4m3"),
+                      DEP).max_total_num_tokens
+    assert fp8 == pytest.approx(2 * bf16, rel=0.001)
+    assert c.args["kv_cache_dtype"] == "auto"
+    with pytest.raises(OutOfMemory):
+        plan_memory(config("--tp", "3"), DEP)
+    assert plan_memory(config("--tp", "4", "--mem-fraction-static", "0.7"), DEP).max_total_num_tokens == 0
+
+
+# ------------------------------------------------------------------------------------------------- step time
+
+
+def test_step_time_matches_the_report_anchors():
+    nospec = StepTimeModel(config("--tp", "4"), DEP)
+    assert nospec.decode_ms(1, 11_000) == pytest.approx(6.63, abs=0.05)  # 150.9 tok/s
+    tp8 = StepTimeModel(config("--tp", "4"), DEP)
+    tp8.tp = 8  # the 8-GPU anchor: same formula with TP = 8
+    tp8.software_ms = DEP.step.software_base_ms + DEP.step.comm_per_rank_ms * 8
+    tp8.dense_ms /= 2
+    tp8.expert_ms /= 2
+    tp8.gemm_ms_per_token /= 2
+    assert tp8.decode_ms(1, 11_000) == pytest.approx(6.54, abs=0.05)
+    e6 = StepTimeModel(config("--tp", "4", *ARMS["eagle3-d6"]), DEP).decode_ms(1, 11_000)
+    e7 = StepTimeModel(config("--tp", "4", *ARMS["eagle3-d7"]), DEP).decode_ms(1, 11_000)
+    assert e7 == pytest.approx(10.10, abs=0.05)
+    assert e7 - e6 == pytest.approx(0.397, abs=0.03)  # verify tax per extra drafted token
+    assert nospec.union_experts(1) == pytest.approx(8.0)
+    assert nospec.union_experts(10_000) == pytest.approx(384.0, abs=0.01)
+
+
+def test_acceptance_rises_with_context_and_falls_with_depth():
+    d = DEP.drafters["eagle3"]
+    short, long = conditionals(d, "tool", 1_000, 6), conditionals(d, "tool", 10_000, 6)
+    assert all(b > a for a, b in zip(short, long))
+    assert all(x > y for x, y in zip(long, long[1:]))
+    assert expected_accept_length(conditionals(d, "chat", 10_000, 6)) < expected_accept_length(long)
+
+
+# ------------------------------------------------------------------------------------------------ scheduling
+
+
+def run_requests(engine: Engine, reqs: list[SimRequest]) -> dict[str, list[RequestOutput]]:
+    outs: dict[str, list[RequestOutput]] = {}
+    for r in reqs:
+        outs[r.rid] = []
+        r.sink = outs[r.rid].append
+        engine.submit(r, engine.clock)
+    while engine.has_work():
+        engine.commit(engine.plan())
+    return outs
+
+
+def test_histogram_consistency_and_first_output_is_one_token():
+    engine = build_engine(ARMS["eagle3-d6"])
+    reqs = [SimRequest(rid=f"r{i}", prompt_tokens=3000, max_new_tokens=300, ignore_eos=True, domain="tool",
+                       prompt_hash=i) for i in range(6)]
+    outs = run_requests(engine, reqs)
+    k_max = 6
+    for r in reqs:
+        h = r.spec_hist
+        assert sum(h) == r.spec_verify_ct
+        assert sum(k * n for k, n in enumerate(h)) == r.spec_num_correct_drafts
+        assert len(h) <= k_max + 1
+        produced = 1 + sum((k + 1) * n for k, n in enumerate(h))  # prefill token + accepted + bonus per step
+        assert 0 <= produced - r.n_out <= k_max  # only the last step may be cut by max_tokens
+        first = outs[r.rid][0]
+        assert first.completion_tokens == 1 and first.new_tokens == 1
+        assert r.n_out == 300 and r.finish_reason == {"type": "length", "length": 300}
+
+
+def test_exact_histogram_identity_without_truncation():
+    """completion_tokens == 1 + sum((k+1) * h[k]) when max_tokens falls on a verify-step boundary: replay the same
+    request (same seed, same draws) with max_tokens set to a cumulative count the first run streamed."""
+    def run(max_new: int) -> tuple[SimRequest, list[RequestOutput]]:
+        engine = build_engine(ARMS["eagle3-d3"], seed=5)
+        req = SimRequest(rid="x", prompt_tokens=500, max_new_tokens=max_new, ignore_eos=True, domain="math",
+                         prompt_hash=1)
+        return req, run_requests(engine, [req])["x"]
+
+    _, outs = run(400)
+    boundary = outs[len(outs) // 2].completion_tokens
+    req, _ = run(boundary)
+    assert req.n_out == boundary == 1 + sum((k + 1) * n for k, n in enumerate(req.spec_hist))
+
+
+def test_determinism_with_fixed_seeds():
+    def once(seed: int):
+        engine = build_engine(ARMS["eagle3-d6"], seed=seed)
+        reqs = [SimRequest(rid=f"r{i}", prompt_tokens=2000, max_new_tokens=200, ignore_eos=True, domain="code",
+                           prompt_hash=7 + i) for i in range(3)]
+        run_requests(engine, reqs)
+        return [(r.text(), r.spec_hist, r.output_ids()) for r in reqs], engine.clock
+
+    a, b, c = once(0), once(0), once(1)
+    assert a == b
+    assert a[0] != c[0]
+
+
+def test_kv_capacity_limits_concurrency_and_prefill_stalls_decode():
+    engine = build_engine(ARMS["eagle3-d6"])
+    reqs = [SimRequest(rid=f"r{i}", prompt_tokens=10_000, max_new_tokens=2048, ignore_eos=True, domain="tool",
+                       prompt_hash=i) for i in range(40)]
+    for r in reqs:
+        engine.submit(r, 0.0)
+    max_running = 0
+    while engine.has_work():
+        engine.commit(engine.plan())
+        max_running = max(max_running, len(engine.running))
+    # 336K tokens hold ~28 requests of 10k + 0.7 * 2048 reserved: the rest queue although the limit is 48.
+    assert 20 <= max_running < 40
+    assert engine.num_used_tokens() == 0
+
+
+def test_retraction_when_decoding_outgrows_the_pool():
+    engine = build_engine(ARMS["nospec"] + ["--max-total-tokens", "30000"])
+    reqs = [SimRequest(rid=f"r{i}", prompt_tokens=8000, max_new_tokens=8000, ignore_eos=True, prompt_hash=i)
+            for i in range(3)]
+    outs = run_requests(engine, reqs)
+    assert all(r.n_out == 8000 and r.finish_reason["type"] == "length" for r in reqs)
+    assert any(r.num_retractions > 0 for r in reqs)
+    for r in reqs:  # streamed counts never go backwards across a retraction
+        counts = [o.completion_tokens for o in outs[r.rid]]
+        assert counts == sorted(counts)
+
+
+def test_first_long_prefill_pays_a_one_time_jit():
+    engine = build_engine(ARMS["eagle3-d6"])
+    ttft = []
+    for i in range(3):
+        r = SimRequest(rid=f"j{i}", prompt_tokens=10_000, max_new_tokens=8, ignore_eos=True, prompt_hash=i)
+        run_requests(engine, [r])
+        ttft.append(r.first_token_s - r.arrival_s)
+    assert ttft[0] - ttft[1] == pytest.approx(DEP.prefill.jit_first_long_prefill_ms / 1000, rel=0.05)
+    assert ttft[1] == pytest.approx(ttft[2], rel=0.05)
+
+
+def test_prefix_cache_hits_on_a_repeated_prompt():
+    engine = build_engine(ARMS["nospec"])
+    first = SimRequest(rid="a", prompt_tokens=5000, max_new_tokens=4, prompt_hash=1, prefix_keys=[(11, 4000), (12, 5000)])
+    second = SimRequest(rid="b", prompt_tokens=5200, max_new_tokens=4, prompt_hash=2, prefix_keys=[(11, 4000), (13, 5200)])
+    run_requests(engine, [first])
+    run_requests(engine, [second])
+    assert first.cached_tokens == 0 and second.cached_tokens == 4000
+    engine.reset_spec_counters()
+    third = SimRequest(rid="c", prompt_tokens=5000, max_new_tokens=4, prompt_hash=1, prefix_keys=[(11, 4000), (12, 5000)])
+    run_requests(engine, [third])
+    assert third.cached_tokens == 0  # /flush_cache empties the cache
+
+
+def test_stop_string_eos_and_stop_token():
+    engine = build_engine(ARMS["nospec"])
+    words = WordStream("req:0:0")
+    words.ensure(50)
+    target = words.pieces[20]
+    r = SimRequest(rid="s", prompt_tokens=100, max_new_tokens=200, prompt_hash=3, stop=(target,))
+    run_requests(engine, [r])
+    assert r.finish_reason == {"type": "stop", "matched": target}
+    assert not r.text().endswith(target) and target not in r.text()
+    assert r.n_out == 21
+
+    eos_engine = build_engine(ARMS["eagle3-d6"])
+    eos_engine.eos_rate = 0.05
+    e = SimRequest(rid="e", prompt_tokens=100, max_new_tokens=5000, prompt_hash=4)
+    run_requests(eos_engine, [e])
+    assert e.finish_reason == {"type": "stop", "matched": DEP.model.eos_token_id}
+    assert e.output_ids()[-1] == DEP.model.eos_token_id and len(e.output_ids()) == e.n_out
+    assert e.visible_tokens == e.n_out - 1
+
+
+# ----------------------------------------------------------------------------------------------- calibration
+
+
+def test_calibration_against_the_report(capsys):
+    """Model vs report per cell (domain.md section 3); prints the table (run with -s to see it)."""
+    rows = []
+    for arm, domain, ptoks, ref, what in REPORT_CELLS:
+        r = run_cell(arm, domain, prompt_tokens=ptoks, max_tokens=2048, n=8)
+        rows.append((what, ref, r.median_tok_s, r.mean_tau, r.median_ttft_ms))
+    with capsys.disabled():
+        print(f"\n{'cell':<48} {'report':>8} {'model':>8} {'diff':>7} {'tau':>5} {'TTFT ms':>8}")
+        for what, ref, got, tau, ttft in rows:
+            print(f"{what:<48} {ref:>8.1f} {got:>8.1f} {100 * (got / ref - 1):>+6.1f}% {tau:>5.2f} {ttft:>8.0f}")
+    for what, ref, got, _, _ in rows:
+        assert got == pytest.approx(ref, rel=0.08), what
+    by = {w: (got, tau) for w, _, got, tau, _ in rows}
+    assert by["tok/s EAGLE-3 d7 tool 10k"][0] > by["tok/s EAGLE-3 d6 tool 10k (re-runs 474-512)"][0]
+    for dom in ("chat", "tool", "math", "code"):  # DFlash has the higher tau on every short-prompt cell
+        e = next(v for k, v in by.items() if k.startswith(f"tok/s EAGLE-3 {dom} short"))
+        d = next(v for k, v in by.items() if k.startswith(f"tok/s DFlash {dom} short"))
+        assert d[1] > e[1] and d[0] < e[0]
+
+
+def test_ttft_at_10k_and_dflash_block_before_first_token():
+    e = run_cell("eagle3-d6", "tool", n=4, max_tokens=64)
+    d = run_cell("dflash-b16", "tool", n=4, max_tokens=64)
+    assert e.median_ttft_ms == pytest.approx(240, rel=0.1)
+    assert d.median_ttft_ms > e.median_ttft_ms + 10  # DFlash drafts and verifies a block first
+    chat_tau = statistics.fmean(run_cell("eagle3-d6", "chat", n=4, max_tokens=512).tau)
+    assert 2.2 <= chat_tau <= 2.9
+
+
+# -------------------------------------------------------------------------------------------- tokens, domain
+
+
+def test_count_tokens_is_close_to_o200k_on_prose_and_code():
+    prose = ("The first inference was very slow because of Triton JIT compilation; warm up before measuring, "
+             "and never record warm-up rows. ") * 20
+    assert count_tokens("") == 0
+    assert 0.8 < count_tokens(prose) / (len(prose) / 4.3) < 1.25
+    assert count_tokens("def f(x):\n    return x + 1\n") >= 8
+
+
+@pytest.mark.parametrize(("text", "tools", "domain"), [
+    ("You can call the tool `get_weather`. Reply with the JSON tool calls you would make.", False, "tool"),
+    ("Find all real x with x^2 - 7x + 10 = 0 and verify each root.", False, "math"),
+    ("Write a Python function `median(xs)` and two asserts that test it.", False, "code"),
+    ("Summarise the trade-offs of renting a GPU node by the hour.", False, "chat"),
+    ("anything", True, "tool"),
+])
+def test_domain_detection(text, tools, domain):
+    assert detect_domain(text, tools) == domain
