@@ -1,6 +1,6 @@
 """`python -m console.sim [launch_server flags] [--sim-* flags]`: run the engine twin as a server process.
 
-Exit status: SIGINT/SIGTERM shut the server down gracefully (open streams get 2 s) and uvicorn then re-raises the
+Exit status: SIGINT/SIGTERM shut the server down gracefully (open streams get 0.5 s) and uvicorn then re-raises the
 signal, so the status is the signal's; 2 for a command line argparse rejects (as sglang);
 1 when the launch fails the way sglang's would (a configuration sglang refuses, weights that do not fit, no
 room for the KV cache, a failed warmup); 3 when uvicorn cannot bind the port (its STARTUP_FAILURE).
@@ -82,7 +82,7 @@ async def _run(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, timel
     app = create_app(server)
     a = cfg.args
     config = uvicorn.Config(app, host=a["host"], port=int(a["port"]), log_config=uvicorn_log_config(),
-                            access_log=True, timeout_keep_alive=5, lifespan="off", timeout_graceful_shutdown=2)
+                            access_log=True, timeout_keep_alive=5, lifespan="off", timeout_graceful_shutdown=0.5)
     logging.getLogger("uvicorn.error").addFilter(UvicornGate(server, access=False))
     logging.getLogger("uvicorn.access").addFilter(UvicornGate(server, access=True))
     uv = uvicorn.Server(config)

@@ -228,18 +228,8 @@ class StreamClient:
         if data == "[DONE]":
             st.done_ns = t_ns
             return True
-        try:
-            obj = json.loads(data)
-        except ValueError:
-            rec.error = rec.error or f"malformed chunk (not JSON): {_one_line(data, 80)}"
-            return False
-        if not isinstance(obj, dict):
-            rec.error = rec.error or f"malformed chunk (not an object): {_one_line(data, 80)}"
-            return False
-        if "error" in obj and obj["error"]:
-            err = obj["error"]
-            msg = err.get("message") if isinstance(err, dict) else str(err)
-            rec.error = f"server error in stream: {_one_line(str(msg))}"
+        obj = _decode_event(data, rec)
+        if obj is None:
             return False
         rid = obj.get("id")
         if rid and rec.rid is None:
@@ -289,18 +279,8 @@ class StreamClient:
         if data == "[DONE]":
             st.done_ns = t_ns
             return True
-        try:
-            obj = json.loads(data)
-        except ValueError:
-            rec.error = rec.error or f"malformed chunk (not JSON): {_one_line(data, 80)}"
-            return False
-        if not isinstance(obj, dict):
-            rec.error = rec.error or f"malformed chunk (not an object): {_one_line(data, 80)}"
-            return False
-        if "error" in obj and obj["error"]:
-            err = obj["error"]
-            msg = err.get("message") if isinstance(err, dict) else str(err)
-            rec.error = f"server error in stream: {_one_line(str(msg))}"
+        obj = _decode_event(data, rec)
+        if obj is None:
             return False
         meta = obj.get("meta_info") or {}
         if meta.get("id") and rec.rid is None:
@@ -332,6 +312,25 @@ class StreamClient:
             rec.finish_reason = fr
         _spec_fields(rec, meta)
         return False
+
+
+def _decode_event(data: str, rec: RequestRecord) -> dict[str, Any] | None:
+    """JSON object of one SSE event, or None after noting on the record why it is unusable (malformed,
+    or SGLang's in-band `{"error": {...}}`)."""
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        rec.error = rec.error or f"malformed chunk (not JSON): {_one_line(data, 80)}"
+        return None
+    if not isinstance(obj, dict):
+        rec.error = rec.error or f"malformed chunk (not an object): {_one_line(data, 80)}"
+        return None
+    if obj.get("error"):
+        err = obj["error"]
+        msg = err.get("message") if isinstance(err, dict) else str(err)
+        rec.error = f"server error in stream: {_one_line(str(msg))}"
+        return None
+    return obj
 
 
 @dataclass(slots=True)
