@@ -58,7 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="run one measured cell headless")
     _target_args(b)
-    b.add_argument("--prompts", required=True, metavar="SET", help="pinned prompt set (prompts/SET.jsonl)")
+    b.add_argument("--prompts", metavar="SET", help="pinned prompt set (prompts/SET.jsonl); required unless --resume")
+    b.add_argument("--resume", type=Path, metavar="CELL_DIR",
+                   help="continue an interrupted cell: keep its rows, send only the missing requests (same protocol, "
+                        "prompt-set hash and server configuration; target taken from its manifest unless given)")
     b.add_argument("--n", type=int, default=16, help="measured requests (default 16)")
     b.add_argument("--max-tokens", type=int, default=2048, help="output tokens per request (default 2048)")
     b.add_argument("--temperature", type=float, default=0.6, help="sampling temperature (default 0.6)")
@@ -110,19 +113,19 @@ def _sim_args(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def _make_runtime(args: argparse.Namespace, observer=None):
+def _make_runtime(args: argparse.Namespace, observer=None, session_dir: Path | None = None):
     from console.core.launch.profile import resolve_profile
     from console.core.runtime import Runtime
     if args.attach:
         return Runtime(attach_url=args.attach, api_key=_api_key_from_env(args.api_key_env),
-                       sessions=args.sessions, observer=observer)
+                       sessions=args.sessions, observer=observer, session_dir=session_dir)
     sim = args.sim
     prof_name = args.profile
     if prof_name is None:
         prof_name, sim = DEFAULT_PROFILE, True
     prof = resolve_profile(prof_name)
     return Runtime(profile=prof, sim=sim, sim_args=_sim_args(args) if (sim or prof.is_sim) else [],
-                   sessions=args.sessions, observer=observer)
+                   sessions=args.sessions, observer=observer, session_dir=session_dir)
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
@@ -133,45 +136,91 @@ def cmd_tui(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
+def _resume_target(args: argparse.Namespace) -> tuple[Any, Path]:
+    """Protocol and session of an interrupted cell; fills the target from its manifest when not given."""
+    from console.core.measure.cell import CellProtocol
+    from console.core.sessions.store import read_json
+    cell_dir = args.resume
+    mpath = cell_dir / "manifest.json"
+    if not mpath.exists():
+        raise ValueError(f"{cell_dir}: no manifest.json; --resume takes a cell directory (sessions/<session>/cell-NNN-*)")
+    m = read_json(mpath)
+    try:
+        proto = CellProtocol(**m["protocol"])
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"{mpath}: protocol unreadable ({e}); the cell cannot be resumed") from None
+    if args.prompts and args.prompts != proto.prompt_set:
+        raise ValueError(f"--prompts {args.prompts} differs from the cell's set {proto.prompt_set}; leave it out")
+    if not args.profile and not args.attach:
+        if m.get("mode") == "attach":
+            args.attach = m.get("base_url")
+        else:
+            args.profile = m.get("profile")
+            args.sim = bool(m.get("simulated"))
+    return proto, cell_dir.parent
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from console.core.engine.admin import AdminError
-    from console.core.launch.process import EngineDied, EngineTimeout
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from console.core.measure import stats
     from console.core.measure.cell import CellProtocol
     from console.core.sessions.report import bench_json, cell_report
     from console.core.workload.prompts import load_set
 
     err = Console(stderr=True)
-    proto = CellProtocol(prompt_set=args.prompts, n=args.n, max_tokens=args.max_tokens, temperature=args.temperature,
-                         concurrency=args.concurrency, warmup=args.warmup, endpoint=args.endpoint,
-                         ignore_eos=args.ignore_eos, gate_short=not args.no_gate_short)
+    session_dir = None
+    if args.resume:
+        proto, session_dir = _resume_target(args)
+    else:
+        if not args.prompts:
+            raise ValueError("bench needs --prompts SET (or --resume CELL_DIR)")
+        proto = CellProtocol(prompt_set=args.prompts, n=args.n, max_tokens=args.max_tokens,
+                             temperature=args.temperature, concurrency=args.concurrency, warmup=args.warmup,
+                             endpoint=args.endpoint, ignore_eos=args.ignore_eos, gate_short=not args.no_gate_short)
     proto.validate()
-    load_set(args.prompts)  # fail on a bad set before launching anything
+    load_set(proto.prompt_set)  # fail on a bad set before launching anything
+
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[median]}"), TimeElapsedColumn(), console=err, transient=False,
+                        disable=not err.is_terminal)
+    task = progress.add_task("cell", total=proto.n, median="", start=False)
+    speeds: list[float] = []
+
+    def say(text: str) -> None:
+        (progress.console if progress.live.is_started else err).print(text)
 
     def observer(ev) -> None:
         if ev.kind == "launching":
-            err.print(f"[dim]launching: {shlex.join(ev.data['argv'])}[/dim]")
-            err.print(f"[dim]engine log: {ev.data['log_path']}[/dim]")
+            say(f"[dim]launching: {shlex.join(ev.data['argv'])}[/dim]")
+            say(f"[dim]engine log: {ev.data['log_path']}[/dim]")
         elif ev.kind == "ready":
-            err.print(f"engine ready in {ev.data.get('startup_s') or 0:.1f} s: {ev.data['server'].spec.label()}")
+            say(f"engine ready in {ev.data.get('startup_s') or 0:.1f} s: {ev.data['server'].spec.label()}")
         elif ev.kind == "attached":
-            err.print(f"attached: {ev.data['server'].spec.label()}")
+            say(f"attached: {ev.data['server'].spec.label()}")
+        elif ev.kind == "cell_started":
+            progress.start_task(task)
+            progress.update(task, description=ev.data["label"])
         elif ev.kind == "cell_status":
-            err.print(f"[dim]{ev.data['text']}[/dim]")
+            say(f"[dim]{ev.data['text']}[/dim]")
         elif ev.kind == "request_finished":
-            from console.core.measure import stats
             rec = ev.data["record"]
             s = stats.output_tok_s(rec)
+            if s is not None and rec.ok and not rec.flags:
+                speeds.append(s)
             status = rec.error or (f"{s:7.1f} tok/s" if s else "n/a") + (f"  [{','.join(rec.flags)}]" if rec.flags else "")
-            err.print(f"  {ev.data['done']:>3}/{ev.data['total']}  {rec.request_id:<22} {status}")
+            say(f"  {ev.data['done']:>3}/{ev.data['total']}  {rec.request_id:<22} {status}")
+            med = stats.interp_median(speeds)
+            progress.update(task, completed=ev.data["done"], median=f"median {med:.1f} tok/s" if med else "")
         elif ev.kind == "died":
-            err.print(f"[red]{ev.data['text']}[/red]")
+            say(f"[red]{ev.data['text']}[/red]")
 
     async def go() -> tuple[int, Path | None]:
-        rt = _make_runtime(args, observer)
+        rt = _make_runtime(args, observer, session_dir=session_dir)
         try:
             await rt.start()
-            res = await rt.run_cell(proto)
+            with progress:
+                res = await rt.run_cell(proto, resume_dir=args.resume)
             cell_dir = Path(rt.state.cell.cell_dir) if rt.state.cell else None
             if rt.state.phase == "dead":
                 return EXIT_ENGINE, cell_dir
@@ -179,14 +228,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         finally:
             await rt.stop()
 
-    try:
-        code, cell_dir = asyncio.run(go())
-    except (EngineDied, EngineTimeout) as e:
-        _err(str(e))
-        return EXIT_ENGINE
-    except AdminError as e:
-        _err(str(e))
-        return EXIT_CONNECT
+    code, cell_dir = asyncio.run(go())
     if cell_dir is None:
         return code
     if args.json:
@@ -327,14 +369,14 @@ def main(argv: list[str] | None = None) -> int:
         argv = ["tui", *argv]
     args = build_parser().parse_args(argv)
     from console.core.engine.admin import AdminError
-    from console.core.launch.process import EngineDied
+    from console.core.launch.process import EngineDied, EngineTimeout
     from console.core.launch.profile import ProfileError
     from console.core.workload.prompts import PromptSetError
     try:
         return COMMANDS[args.cmd](args)
     except KeyboardInterrupt:
         return EXIT_INTERRUPT
-    except EngineDied as e:
+    except (EngineDied, EngineTimeout) as e:
         _err(str(e))
         return EXIT_ENGINE
     except AdminError as e:

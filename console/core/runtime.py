@@ -15,7 +15,7 @@ import concurrent.futures
 import socket
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Coroutine
 
@@ -30,7 +30,7 @@ from console.core.measure import stats
 from console.core.measure.cell import CellProtocol, CellResult, run_cell
 from console.core.measure.records import RequestRecord
 from console.core.monitor import LiveMonitor, LiveSnapshot
-from console.core.sessions.store import Session, node_fingerprint, sessions_root
+from console.core.sessions.store import CellWriter, Session, load_rows, node_fingerprint, read_json, sessions_root
 from console.core.telemetry.nvml import GpuSnapshot, NvmlPoller
 from console.core.workload.prompts import load_set
 
@@ -109,6 +109,7 @@ class Runtime:
         nvml: NvmlPoller | None = None,
         ready_timeout_s: float = 3600.0,
         session_slug: str | None = None,
+        session_dir: Path | None = None,
     ) -> None:
         if (profile is None) == (attach_url is None):
             raise ValueError("give a profile to launch or a URL to attach to (exactly one)")
@@ -121,6 +122,8 @@ class Runtime:
         self.nvml = nvml or NvmlPoller()
         self.ready_timeout_s = ready_timeout_s
         self.session_slug = session_slug
+        self.session_dir = session_dir
+        """An existing session to continue (resume) instead of creating a new one."""
         self.state = RuntimeState()
         self.monitor = LiveMonitor()
         self.engine: EngineProcess | None = None
@@ -145,7 +148,11 @@ class Runtime:
         gpu = await asyncio.to_thread(self.nvml.sample)
         self.state.gpu = gpu
         slug = self.session_slug or (self.profile.name if self.profile else "attach")
-        self.session = Session.create(self.sessions_root, slug, node_fingerprint(gpu))
+        if self.session_dir is not None:
+            self.session = Session(self.session_dir)
+            self.session.update_meta(resumed_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        else:
+            self.session = Session.create(self.sessions_root, slug, node_fingerprint(gpu))
         self.state.session_dir = str(self.session.dir)
         if self.profile is not None:
             await self._launch()
@@ -278,17 +285,9 @@ class Runtime:
 
     # --- cells -------------------------------------------------------------------------------
 
-    async def run_cell(self, proto: CellProtocol, label: str | None = None, resume_dir: Path | None = None) -> CellResult:
-        if self.state.phase not in ("ready", "attached"):
-            raise RuntimeError(f"no server to measure (state: {self.state.phase}); launch or attach first")
-        if self.state.cell is not None and self.state.cell.running:
-            raise RuntimeError("a cell is already running; wait for it or stop it")
-        assert self.session is not None and self.stream is not None and self.admin is not None
-        pset = load_set(proto.prompt_set)
+    def _cell_manifest(self, proto: CellProtocol, pset, label: str) -> dict[str, Any]:
         info = self.state.server
-        label = label or f"{pset.name}-n{proto.n}-m{proto.max_tokens}-c{proto.concurrency}"
-        writer = self.session.new_cell(label)
-        manifest = {
+        return {
             "schema": 1,
             "label": label,
             "profile": self.state.profile_name,
@@ -297,20 +296,45 @@ class Runtime:
             "launch_argv": self.state.argv,
             "server_args": {k: v for k, v in (info.raw if info else {}).items() if k != "internal_states"},
             "engine_version": info.version if info else None,
-            "speculative": {"algorithm": info.spec.algorithm, "num_steps": info.spec.num_steps,
-                            "topk": info.spec.topk, "num_draft_tokens": info.spec.num_draft_tokens,
-                            "draft_model_path": info.spec.draft_model_path} if info else None,
+            "speculative": _spec_dict(info),
             "kv_capacity_tokens": info.max_total_num_tokens if info else None,
             "kv_cache_dtype": info.kv_cache_dtype if info else None,
             "prompt_set": {"name": pset.name, "sha256": pset.sha256, "count": len(pset), "window": pset.window},
-            "protocol": proto.__dict__,
+            "protocol": asdict(proto),
             "node_usd_per_hour": self.profile.node_usd_per_hour if self.profile else None,
             "simulated": self.state.simulated,
             "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "complete": False,
         }
-        writer.write_manifest(manifest)
-        prog = CellProgress(label=label, total=proto.n, cell_dir=str(writer.dir))
+
+    async def run_cell(self, proto: CellProtocol, label: str | None = None, resume_dir: Path | None = None) -> CellResult:
+        """Run a cell into a new cell directory, or continue the one in `resume_dir`: its finished rows are
+        kept as they are and only the missing request ids are sent (same prompt-set hash and server
+        configuration required)."""
+        if self.state.phase not in ("ready", "attached"):
+            raise RuntimeError(f"no server to measure (state: {self.state.phase}); launch or attach first")
+        if self.state.cell is not None and self.state.cell.running:
+            raise RuntimeError("a cell is already running; wait for it or stop it")
+        assert self.session is not None and self.stream is not None and self.admin is not None
+        pset = load_set(proto.prompt_set)
+        info = self.state.server
+        done_rows: list[RequestRecord] = []
+        if resume_dir is not None:
+            writer = CellWriter(Path(resume_dir))
+            manifest = read_json(writer.manifest_path)
+            check_resumable(manifest, pset, info)
+            label = manifest.get("label") or label or writer.dir.name
+            done_rows = [r for r in load_rows(writer.dir) if not r.warmup]
+            resumed = manifest.get("resumed") or []
+            resumed.append({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows_before": len(done_rows),
+                            "launch_argv": self.state.argv})
+            writer.update_manifest(resumed=resumed, complete=False)
+        else:
+            label = label or f"{pset.name}-n{proto.n}-m{proto.max_tokens}-c{proto.concurrency}"
+            writer = self.session.new_cell(label)
+            writer.write_manifest(self._cell_manifest(proto, pset, label))
+        prog = CellProgress(label=label, total=proto.n, cell_dir=str(writer.dir), done=len(done_rows),
+                            rows=list(done_rows))
         self.state.cell = prog
         self._stop_cell = False
         self.monitor.reset_recent()
@@ -335,7 +359,7 @@ class Runtime:
             result = await run_cell(
                 self.stream, self.admin, pset, proto, writer=writer, model=info.model_name() if info else "default",
                 num_draft_tokens=info.spec.num_draft_tokens if info and info.spec.enabled else None,
-                observer=Obs(), should_stop=lambda: self._stop_cell,
+                observer=Obs(), should_stop=lambda: self._stop_cell, done_rows=done_rows,
             )
         finally:
             prog.running = False
@@ -370,6 +394,36 @@ class Runtime:
         if self.state.phase != "dead":
             self.state.phase = "stopped"
         self._emit("stopped")
+
+
+def _spec_dict(info: ServerInfo | None) -> dict[str, Any] | None:
+    if info is None:
+        return None
+    return {"algorithm": info.spec.algorithm, "num_steps": info.spec.num_steps, "topk": info.spec.topk,
+            "num_draft_tokens": info.spec.num_draft_tokens, "draft_model_path": info.spec.draft_model_path}
+
+
+class ResumeError(ValueError):
+    """One line: why this cell cannot be continued on this server."""
+
+
+def check_resumable(manifest: dict[str, Any], pset, info: ServerInfo | None) -> None:
+    """A cell continues only with the same prompt bytes and the same server configuration: mixing arms in
+    one cell would make its median meaningless."""
+    want = (manifest.get("prompt_set") or {}).get("sha256")
+    if want and want != pset.sha256:
+        raise ResumeError(f"prompt set {pset.name} changed since the cell started (sha256 {pset.sha256[:12]}… vs "
+                          f"{want[:12]}…); restore prompts/{pset.name}.jsonl or start a new cell")
+    if info is None:
+        return
+    was, now = manifest.get("speculative") or {}, _spec_dict(info) or {}
+    keys = ("algorithm", "num_steps", "topk", "num_draft_tokens")
+    diff = [f"{k} {was.get(k)} → {now.get(k)}" for k in keys if was.get(k) != now.get(k)]
+    if manifest.get("kv_cache_dtype") not in (None, info.kv_cache_dtype):
+        diff.append(f"kv_cache_dtype {manifest.get('kv_cache_dtype')} → {info.kv_cache_dtype}")
+    if diff:
+        raise ResumeError("the server now runs a different configuration than the cell: " + ", ".join(diff)
+                          + "; resume on the cell's arm or start a new cell")
 
 
 class IoThread:
