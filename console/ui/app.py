@@ -20,11 +20,13 @@ from console.ui import render
 from console.ui.messages import CommandDone, CommandFailed, RuntimeEvent
 from console.ui.screens.help import HelpScreen
 from console.ui.screens.logs import LogScreen
+from console.ui.screens.run_cell import RunCellScreen
 
 RuntimeFactory = Callable[[Callable[[Event], None]], Runtime]
 
 HEALTH_CELL = CellProtocol(prompt_set="health", n=8, max_tokens=128, temperature=0.6, concurrency=1, warmup=1,
                            gate_short=False)
+"""The anchor cell: pinned short prompts, short outputs (natural stops are kept: gate_short off)."""
 
 
 class Panel(Static):
@@ -44,6 +46,7 @@ class ConsoleApp(App[int]):
     TITLE = "serving-console"
     BINDINGS = [
         Binding("r", "run_cell", "run cell"),
+        Binding("a", "run_anchor", "anchor", show=False),
         Binding("s", "stop_cell", "stop cell", show=False),
         Binding("l", "logs", "logs"),
         Binding("question_mark", "help", "help"),
@@ -62,6 +65,7 @@ class ConsoleApp(App[int]):
         self.runtime: Runtime | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._quitting = False
+        self.last_protocol: CellProtocol = HEALTH_CELL
 
     # --- layout ------------------------------------------------------------------------------
 
@@ -155,7 +159,8 @@ class ConsoleApp(App[int]):
         last = st.cells_done[-1] if st.cells_done else None
         cell_h = self.query_one("#cell").content_size.height
         self.query_one("#cell", Panel).update(render.cell_panel(st.cell if st.cell and st.cell.running else None, last,
-                                                                max_rows=max(3, cell_h - 5)))
+                                                                max_rows=max(3, cell_h - 9),
+                                                                dist_width=inner("#cell", 60) - 20))
 
     # --- events ------------------------------------------------------------------------------
 
@@ -183,16 +188,34 @@ class ConsoleApp(App[int]):
 
     # --- actions -----------------------------------------------------------------------------
 
-    def action_run_cell(self) -> None:
+    def _can_run(self) -> bool:
         rt = self.runtime
         if rt is None or rt.state.phase not in ("ready", "attached"):
             self.notify("no server to measure yet", severity="warning")
-            return
+            return False
         if rt.state.cell is not None and rt.state.cell.running:
             self.notify("a cell is already running (s stops it)", severity="warning")
+            return False
+        return True
+
+    def action_run_cell(self) -> None:
+        """Open the run-cell screen (set, n, max tokens, temperature, concurrency, …)."""
+        if self._can_run():
+            self.push_screen(RunCellScreen(self.last_protocol), self._run_protocol)
+
+    def action_run_anchor(self) -> None:
+        """Run the health anchor cell directly."""
+        if self._can_run():
+            self._run_protocol(HEALTH_CELL)
+
+    def _run_protocol(self, proto: CellProtocol | None) -> None:
+        if proto is None or self.runtime is None:
             return
-        self.submit("cell", rt.run_cell(HEALTH_CELL, label="health"))
-        self.notify("running the health cell: 8 pinned prompts, 128 output tokens")
+        self.last_protocol = proto
+        label = "health" if proto == HEALTH_CELL else None
+        self.submit("cell", self.runtime.run_cell(proto, label=label))
+        self.notify(f"running {proto.prompt_set}: n={proto.n}, {proto.max_tokens} tokens, "
+                    f"T={proto.temperature}, concurrency {proto.concurrency}")
 
     def action_stop_cell(self) -> None:
         if self.runtime is not None:

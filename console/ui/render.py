@@ -47,6 +47,30 @@ def sparkline(values: Sequence[float], width: int) -> str:
     return "".join(SPARK[min(int(v / hi * (len(SPARK) - 1) + 0.5), len(SPARK) - 1)] if v > 0 else " " for v in vals)
 
 
+def distribution(values: Sequence[float], width: int, unit: str = "tok/s") -> Text:
+    """Histogram strip of a cell's per-request values (one column per bin) with the median marked."""
+    vals = sorted(values)
+    if len(vals) < 2 or width < 8:
+        return Text("")
+    lo, hi = vals[0], vals[-1]
+    span = (hi - lo) or 1.0
+    width = min(width, max(8, 3 * len(vals)))  # few requests: fewer, wider-spaced bins
+    counts = [0] * width
+    for v in vals:
+        counts[min(int((v - lo) / span * width), width - 1)] += 1
+    top = max(counts)
+    strip = "".join(SPARK[min(len(SPARK) - 1, int(c / top * (len(SPARK) - 1) + 0.5))] if c else "·" for c in counts)
+    med = stats.interp_median(vals)
+    col = min(int((med - lo) / span * width), width - 1)
+    left, right = f"{lo:.0f} ", f" {hi:.0f} {unit}"
+    t = Text()
+    t.append(left, style="dim")
+    t.append(strip, style="cyan")
+    t.append(right, style="dim")
+    t.append("\n" + " " * (len(left) + col) + "▲ median " + f"{med:.1f}", style="bold")
+    return t
+
+
 def badge_text(state: RuntimeState) -> Text:
     t = Text()
     phase = state.phase
@@ -200,10 +224,12 @@ def gpu_panel(state: RuntimeState) -> RenderableType:
     return Group(*parts)
 
 
-def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_rows: int = 8) -> RenderableType:
+def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_rows: int = 8,
+               dist_width: int = 40) -> RenderableType:
     c = cell if cell is not None else last
     if c is None:
-        return Text("no cell yet — r runs the health cell (8 pinned short prompts); results land in sessions/", style="dim")
+        return Text("no cell yet — r runs a cell (choose set and protocol), a runs the health anchor; "
+                    "rows land in sessions/", style="dim")
     head = Text()
     head.append(c.label, style="bold")
     head.append(f"  {c.done}/{c.total}  ", style="")
@@ -225,6 +251,13 @@ def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_
     foot.append(f" tok/s (interp., n={s.n_included})  p10 {num(s.p10_tok_s)}  p90 {num(s.p90_tok_s)}  ", style="dim")
     foot.append(f"TTFT med {num(s.ttft_median_s, '.3f', ' s')}  τ {num(s.tau, '.2f')}", style="dim")
     parts.append(foot)
+    speeds = [v for v in (stats.output_tok_s(r) for r in rows if r.ok and not r.flags) if v is not None]
+    if len(speeds) >= 2:
+        parts.append(distribution(speeds, width=max(8, min(60, dist_width))))
+    if s.per_position_acceptance:
+        parts.append(Text("p_i " + " ".join(f"{x:.2f}" for x in s.per_position_acceptance)
+                          + f"   Σp_i/K {num(s.accept_rate_check, '.3f')} vs server accept rate "
+                          + num(s.server_accept_rate, '.3f'), style="dim"))
     if c.cell_dir:
         parts.append(Text(f"rows → {c.cell_dir}/rows.jsonl", style="dim"))
     return Group(*parts)

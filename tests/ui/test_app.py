@@ -47,11 +47,11 @@ async def test_start_posts_ready_and_dashboard_shows_live_figures():
         assert "no NVIDIA driver" in gpu and "weights" in gpu and "110.8 GB" in gpu
 
 
-async def test_r_runs_the_health_cell_through_the_runtime():
+async def test_a_runs_the_health_anchor_through_the_runtime():
     app, holder = app_with_fake(start=False)
     messages = []
     async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
-        await pilot.press("r")
+        await pilot.press("a")
         await pilot.pause(0.3)
         rt = holder[0]
         assert len(rt.cells_run) == 1
@@ -59,6 +59,45 @@ async def test_r_runs_the_health_cell_through_the_runtime():
         assert proto.prompt_set == "health" and proto.n == 8
         assert any(isinstance(m, CommandDone) and m.what == "cell" for m in messages)
         assert any(isinstance(m, RuntimeEvent) and m.kind == "cell_finished" for m in messages)
+
+
+async def test_r_opens_the_run_cell_screen_and_runs_the_chosen_protocol():
+    from console.ui.screens.run_cell import RunCellScreen
+    app, holder = app_with_fake(start=False)
+    messages = []
+    async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
+        await pilot.press("r")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, RunCellScreen)
+        app.screen.query_one("#n").value = "3"
+        app.screen.query_one("#concurrency").value = "2"
+        app.screen.query_one("#max_tokens").value = "256"
+        await pilot.click("#run")
+        await pilot.pause(0.3)
+        assert not isinstance(app.screen, RunCellScreen)
+    proto = holder[0].cells_run[0]
+    assert (proto.n, proto.concurrency, proto.max_tokens, proto.prompt_set) == (3, 2, 256, "health")
+
+
+async def test_run_cell_screen_refuses_bad_fields_with_one_line():
+    from console.ui.screens.run_cell import RunCellScreen
+    app, holder = app_with_fake(start=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("r")
+        await pilot.pause(0.2)
+        app.screen.query_one("#n").value = "three"
+        await pilot.click("#run")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, RunCellScreen)
+        assert "requests n: 'three' is not a whole number" in str(app.screen.query_one("#error").render())
+        app.screen.query_one("#n").value = "0"
+        await pilot.click("#run")
+        await pilot.pause(0.1)
+        assert "n must be ≥ 1" in str(app.screen.query_one("#error").render())
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, RunCellScreen)
+    assert holder[0].cells_run == []
 
 
 async def test_r_refuses_while_launching():
@@ -105,3 +144,8 @@ def test_startup_snapshot(snap_compare, size):
 def test_help_snapshot(snap_compare):
     app, _ = app_with_fake()
     assert snap_compare(app, press=["question_mark"], terminal_size=(160, 48))
+
+
+def test_run_cell_screen_snapshot(snap_compare):
+    app, _ = app_with_fake()
+    assert snap_compare(app, press=["r"], terminal_size=(160, 48))

@@ -180,6 +180,15 @@ def write_sums(directory: Path) -> Path:
     return out
 
 
+def list_sets(directory: Path | None = None) -> list[str]:
+    """Names of the pinned sets (from SHA256SUMS), in file order; [] when nothing is pinned."""
+    d = directory or prompts_dir()
+    try:
+        return [Path(n).stem for n in read_sums(d)]
+    except PromptSetError:
+        return []
+
+
 def verify_all(directory: Path | None = None) -> list[PromptSet]:
     """Load and check every pinned set (raises PromptSetError on the first mismatch)."""
     d = directory or prompts_dir()

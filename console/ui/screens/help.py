@@ -12,7 +12,8 @@ from textual.widgets import Static
 from console.core.measure.stats import DEFINITIONS
 
 KEYS = (
-    ("r", "run the health cell (8 pinned short prompts, 128 output tokens); rows land in sessions/"),
+    ("r", "run a cell: choose the pinned prompt set, n, max tokens, temperature, concurrency; rows land in sessions/"),
+    ("a", "run the health anchor cell (8 pinned short prompts, 128 output tokens)"),
     ("s", "stop the running cell after the requests in flight"),
     ("l", "engine log (tail)"),
     ("?", "this help"),
