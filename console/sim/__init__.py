@@ -9,7 +9,8 @@ Modules: args (flags and sglang's resolution rules), deployment (the modeled har
 memory (KV capacity), steptime (step-time model), acceptance (draft acceptance), engine (the scheduler, in model
 time), runtime (wall-clock driver), startup (the startup log), server (routes), wire (exact JSON shapes), metrics
 (Prometheus exposition), tokens (token counting, output text), domain (traffic-domain detection), calibrate
-(virtual-time runs compared with the report).
+(virtual-time runs compared with the report), faults (`--sim-fault`: injected crashes, stalls, bad streams, 500s,
+slow starts, a busy /flush_cache).
 """
 
 from __future__ import annotations

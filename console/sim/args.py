@@ -16,12 +16,14 @@ from __future__ import annotations
 import argparse
 import copy
 import random
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 from console.core.engine.flags import build_parser, pinned_catalogue
 
 from .deployment import Deployment
+from .faults import FaultSpec, FaultSpecError, parse_faults
 
 DEFAULT_PROG = "python -m console.sim"
 SIM_PREFIX = "sim:"
@@ -108,6 +110,7 @@ class SimOptions:
     domain: str = "auto"
     eos_rate: float = 0.0
     deployment: str | None = None
+    faults: tuple[FaultSpec, ...] = ()  #: --sim-fault, parsed (see faults.py)
 
     @property
     def startup_divisor(self) -> float:
@@ -222,6 +225,28 @@ def build_sim_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
     g.add_argument("--sim-deployment", default=None, metavar="PATH",
                    help="Deployment model file (TOML) with every engine-model parameter. Default: the shipped "
                         "Kimi-K2.6 on 4xB200 file (console/sim/deployments/kimi-k2.6-4xb200.toml).")
+    g.add_argument("--sim-fault", action="append", default=None, metavar="SPEC",
+                   help="Inject a fault for reliability tests (repeatable; each kind at most once). SPEC is "
+                        "KIND or KIND:KEY=VALUE,KEY=VALUE... with these kinds: "
+                        "'crash-at-step:step=N' - the scheduler dies with a CUDA-error traceback at the N-th decode "
+                        "step after ready, then the process is SIGKILLed. "
+                        "'crash-during-load:phase=P[,kind=K]' - the launch dies in phase P (weights, draft, kv or "
+                        "graphs) with a traceback of kind K: oom (torch CUDA OOM, the default), import (ImportError "
+                        "of a too-old dependency) or quant (compressed-tensors' pydantic ValidationError; weights "
+                        "or draft only). "
+                        "'stall:after_tokens=N,seconds=S[,every=K]' - a stream sends nothing for S wall seconds "
+                        "(S may be inf) once N tokens were sent. "
+                        "'malformed-chunk:after_tokens=N[,every=K]' - one SSE event with truncated JSON, then the "
+                        "stream goes on to [DONE]. "
+                        "'truncate:after_tokens=N[,every=K]' - the connection drops mid-stream (no finish chunk, "
+                        "no [DONE]). "
+                        "'http500:rate=P' - a fraction P of generation requests (seeded by --sim-seed) answer "
+                        "HTTP 500 with SGLang's error JSON. "
+                        "'slow-start:factor=F' - every startup phase takes F times longer. "
+                        "'flush-busy[:count=N]' - /flush_cache answers the busy 400 even when idle (the first N "
+                        "times, or always). "
+                        "Stream faults hit streaming chat and /generate requests (with every=K only each K-th one "
+                        "since ready). GET /sim/info lists the active faults. Details: console/sim/faults.py.")
     return parser
 
 
@@ -233,6 +258,11 @@ def parse_argv(argv: list[str], prog: str = DEFAULT_PROG) -> tuple[argparse.Name
         parser.error("the following arguments are required: --model-path/--model")
     if getattr(ns, "config", None):
         parser.error("--config (YAML) is not supported by the engine twin; pass the flags directly")
+    try:
+        faults = parse_faults(ns.sim_fault)
+    except FaultSpecError as e:  # one line, not the ~500-line usage
+        sys.stderr.write(f"{prog}: error: argument --sim-fault: {e}\n")
+        raise SystemExit(2) from None
     sim = SimOptions(
         time_scale=ns.sim_time_scale,
         startup_scale=ns.sim_startup_scale,
@@ -241,6 +271,7 @@ def parse_argv(argv: list[str], prog: str = DEFAULT_PROG) -> tuple[argparse.Name
         domain=ns.sim_domain,
         eos_rate=ns.sim_eos_rate,
         deployment=ns.sim_deployment,
+        faults=faults,
     )
     return ns, sim
 

@@ -3,7 +3,9 @@
 Exit status: SIGINT/SIGTERM shut the server down gracefully (open streams get 0.5 s) and uvicorn then re-raises the
 signal, so the status is the signal's; 2 for a command line argparse rejects (as sglang);
 1 when the launch fails the way sglang's would (a configuration sglang refuses, weights that do not fit, no
-room for the KV cache, a failed warmup); 3 when uvicorn cannot bind the port (its STARTUP_FAILURE).
+room for the KV cache, a failed warmup); 3 when uvicorn cannot bind the port (its STARTUP_FAILURE); killed by
+SIGKILL (-9, a shell's 137) after `Killed` when an injected `--sim-fault` crash fires (crash-at-step,
+crash-during-load), as SGLang's kill_process_tree ends a crashed server.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import traceback
 
 from .args import DEFAULT_PROG, ResolutionError, ServerConfig, parse_argv, resolve_server_args
 from .deployment import Deployment, DeploymentError, load_deployment
+from .faults import FaultState, die, inject_load_crash, slow_deployment
 from .logfmt import SimLog
 from .memory import MemoryPlan, OutOfMemory, plan_memory
 from .startup import StartupPlayer, StartupTimeline, build_startup
@@ -42,11 +45,20 @@ def main(argv: list[str] | None = None, prog: str = DEFAULT_PROG) -> int:
     except DeploymentError as e:
         sys.stderr.write(f"{prog}: error: --sim-deployment: {e}\n")
         return 2
+    faults = FaultState(sim.faults, sim.seed)
+    dep = slow_deployment(dep, faults.slow_factor)
     try:
         cfg = resolve_server_args(ns, sim, argv, dep)
     except ResolutionError as e:
         _print_launch_error(e)
         return 1
+    if faults.load_crash is not None and faults.load_crash[0] == "draft":
+        drafter = dep.drafter_for(cfg.spec_algorithm)
+        if drafter is None or not drafter.class_name:
+            spec = next(f.spec for f in sim.faults if f.kind == "crash-during-load")
+            sys.stderr.write(f"{prog}: error: argument --sim-fault: invalid spec {spec!r}: phase=draft needs a "
+                             "launch with a draft model\n")
+            return 2
     log = SimLog(cfg.tp_size)
     server_args_line = lambda: f"server_args={cfg.redacted_args()!r}"  # noqa: E731
     try:
@@ -55,8 +67,10 @@ def main(argv: list[str] | None = None, prog: str = DEFAULT_PROG) -> int:
     except OutOfMemory as oom:
         mem = None
         timeline = build_startup(cfg, dep, None, oom=oom, log_server_args=server_args_line)
+    if faults.load_crash is not None and mem is not None and not timeline.failed:
+        timeline = inject_load_crash(timeline, *faults.load_crash, cfg, dep, mem)
     try:
-        return asyncio.run(_run(cfg, dep, mem, timeline, log))
+        return asyncio.run(_run(cfg, dep, mem, timeline, log, faults))
     except KeyboardInterrupt:
         return 0
     except SystemExit as e:  # uvicorn exits the process when it cannot bind
@@ -69,7 +83,7 @@ async def _play_failure(timeline: StartupTimeline, log: SimLog, divisor: float) 
 
 
 async def _run(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, timeline: StartupTimeline,
-               log: SimLog) -> int:
+               log: SimLog, faults: FaultState) -> int:
     divisor = cfg.sim.startup_divisor
     if timeline.failed or mem is None:
         return await _play_failure(timeline, log, divisor)
@@ -78,7 +92,7 @@ async def _run(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, timel
 
     from .server import SimServer, UvicornGate, create_app, uvicorn_log_config
 
-    server = SimServer(cfg, dep, mem, log)
+    server = SimServer(cfg, dep, mem, log, faults)
     app = create_app(server)
     a = cfg.args
     config = uvicorn.Config(app, host=a["host"], port=int(a["port"]), log_config=uvicorn_log_config(),
@@ -95,6 +109,8 @@ async def _run(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, timel
             uv.should_exit = True
 
     def on_marker(name: str) -> None:
+        if name == "kill":  # crash-during-load: the launcher's kill_process_tree
+            die()
         if name == "http_up":
             server.set_startup_time(timeline.startup_time, tokenizer_e2e=timeline.tokenizer_e2e)
             server.open_http()

@@ -18,7 +18,7 @@ import time
 import traceback
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .engine import Engine, RequestOutput, SimRequest, StepPlan
 
@@ -65,6 +65,13 @@ class EngineRuntime:
         self._task: asyncio.Task | None = None
         self.inflight: StepPlan | None = None
         self.failed: BaseException | None = None
+        self.crash_at: int | None = None  #: the crash-at-step fault: the decode step (engine.decode_ct) that dies
+        self._on_crash: Callable[[], None] | None = None
+
+    def arm_crash(self, steps: int, on_crash: Callable[[], None]) -> None:
+        """Call `on_crash` instead of committing the `steps`-th decode/verify step from now."""
+        self.crash_at = self.engine.decode_ct + steps
+        self._on_crash = on_crash
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -119,6 +126,9 @@ class EngineRuntime:
                 delay = deadline - loop.time()
                 await asyncio.sleep(delay if delay > 0 else 0)
                 self.inflight = None
+                if self.crash_at is not None and plan.kind == "decode" and engine.decode_ct + 1 >= self.crash_at:
+                    assert self._on_crash is not None
+                    self._on_crash()  # does not return (the process is killed)
                 engine.commit(plan)
         except asyncio.CancelledError:
             raise

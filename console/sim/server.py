@@ -3,7 +3,9 @@
 Routes (reference sections 2, 3 and 10): /ready, /health, /health_generate, /model_info (+/get_model_info),
 /server_info (+/get_server_info), /v1/models[/{model}], /v1/chat/completions, /generate, /flush_cache,
 /freeze_gc, /v1/loads, /metrics (only with --enable-metrics). Twin-only, never changing any SGLang shape:
-GET /sim/info and GET /sim/trace[?rid=].
+GET /sim/info and GET /sim/trace[?rid=]. Injected faults (`--sim-fault`, faults.py) act here: stream faults wrap
+the SSE generators, http500 answers before a request is submitted, flush-busy in /flush_cache, crash-at-step is
+armed on the engine runtime when the server gets ready; GET /sim/info lists them with how often each fired.
 
 The server listens from the first moment (so a console polling /health sees 503 while the model loads); every
 other route answers 503 until the startup reaches the point where SGLang would start uvicorn, and /ready stays
@@ -19,6 +21,7 @@ import hashlib
 import json
 import logging
 import os
+import random
 import secrets
 import time
 import uuid
@@ -32,6 +35,7 @@ from .args import ServerConfig
 from .deployment import Deployment
 from .domain import detect_domain
 from .engine import Engine, SimRequest
+from .faults import TRUNCATE, FaultState, crash_records, die, faulted_stream, runtime_crash_message
 from .logfmt import SimLog
 from .memory import MemoryPlan
 from .metrics import ConstantGauges, MetricsStore
@@ -74,8 +78,10 @@ class RequestError(Exception):
 class SimServer:
     """State of one twin process: the resolved launch, the engine and everything the routes read."""
 
-    def __init__(self, cfg: ServerConfig, dep: Deployment, mem: MemoryPlan, log: SimLog) -> None:
+    def __init__(self, cfg: ServerConfig, dep: Deployment, mem: MemoryPlan, log: SimLog,
+                 faults: FaultState | None = None) -> None:
         self.cfg, self.dep, self.mem, self.log = cfg, dep, mem, log
+        self.faults = faults if faults is not None else FaultState(cfg.sim.faults, cfg.sim.seed)
         a = cfg.args
         self.metrics_enabled = bool(a.get("enable_metrics"))
         self.context_len = int(a.get("context_length") or dep.model.context_len)
@@ -201,7 +207,7 @@ class SimServer:
             "deployment": {"name": self.dep.name, "description": self.dep.description, "path": self.dep.path},
             "speculative_algorithm": self.cfg.spec_algorithm, "max_total_num_tokens": self.mem.max_total_num_tokens,
             "max_running_requests": self.engine.max_running, "model_clock_s": self.engine.clock,
-            "trace_clock": "time.monotonic",
+            "trace_clock": "time.monotonic", "faults": self.faults.info(),
         }
 
     # -------------------------------------------------------------------------------------- request building
@@ -309,6 +315,33 @@ class SimServer:
             prompt_hash=phash, prefix_keys=keys, stream=bool(body.get("stream", False)))
 
     # ------------------------------------------------------------------------------------------- serving
+
+    def stream_response(self, events: AsyncIterator[str], rec: TraceRecord) -> StreamingResponse:
+        """The SSE response of a streaming request, with the stream faults of this request applied (if any)."""
+        if self.faults.stream and self.ready:
+            actions = self.faults.stream_actions()
+            if actions:
+                return FaultStreamingResponse(faulted_stream(events, rec, actions, self.faults),
+                                              media_type="text/event-stream")
+        return StreamingResponse(events, media_type="text/event-stream")
+
+    def http500(self, endpoint: str) -> Response | None:
+        """The http500 fault: SGLang's 500 for a generation request that failed before streaming (None: serve)."""
+        if not (self.ready and self.faults.take_http500()):
+            return None
+        message = "simulated engine failure (--sim-fault http500)"
+        if endpoint == "/generate":
+            self.log.line(f"[http_server] Error: {message}")
+            return JSONResponse({"error": {"message": message}}, status_code=500)
+        self.log.line(f"Error in request: {message}")
+        return _error(f"Internal server error: {message}", 500, "InternalServerError")
+
+    def crash_scheduler(self) -> None:
+        """The crash-at-step fault: every rank's scheduler dies, the launcher kills the process tree."""
+        rng = random.Random(f"crash:{self.cfg.sim.seed}:step")
+        for text, rank in crash_records(lambda r: runtime_crash_message(), self.cfg.tp_size, rng, running=True):
+            self.log.line(text, rank)
+        die()
 
     def submit(self, req: SimRequest, endpoint: str) -> tuple[RequestHandle, TraceRecord]:
         handle = RequestHandle()
@@ -517,6 +550,8 @@ class SimServer:
             self.log.line(f"Initialization failed. warmup error: {e!r}")
             return False
         self.ready = True
+        if self.faults.crash_step is not None:
+            self.runtime.arm_crash(self.faults.crash_step, self.crash_scheduler)
         self.log.line("The server is fired up and ready to roll!")
         return True
 
@@ -628,9 +663,11 @@ def create_app(server: SimServer) -> FastAPI:
             req = server.chat_request(body)
         except RequestError as e:
             return _error(str(e))
+        if server.faults.http500 and (failed := server.http500("/v1/chat/completions")) is not None:
+            return failed
         handle, rec = server.submit(req, "/v1/chat/completions")
         if req.stream:
-            return StreamingResponse(server.chat_stream(req, handle, rec, body), media_type="text/event-stream")
+            return server.stream_response(server.chat_stream(req, handle, rec, body), rec)
         return JSONResponse(await server.chat_response(req, handle, rec, body))
 
     @app.api_route("/generate", methods=["POST", "PUT"])
@@ -640,14 +677,24 @@ def create_app(server: SimServer) -> FastAPI:
             req = server.generate_request(body)
         except RequestError as e:
             return JSONResponse({"error": {"message": str(e)}}, status_code=400)
+        if server.faults.http500 and (failed := server.http500("/generate")) is not None:
+            return failed
         handle, rec = server.submit(req, "/generate")
         if req.stream:
-            return StreamingResponse(server.generate_stream(req, handle, rec), media_type="text/event-stream")
+            return server.stream_response(server.generate_stream(req, handle, rec), rec)
         return JSONResponse(await server.generate_response(req, handle, rec))
 
     @app.api_route("/flush_cache", methods=["GET", "POST"])
     async def flush_cache(timeout: float = 0.0) -> Response:
         engine = server.engine
+        if server.faults.flush_busy and server.faults.take_flush_busy():  # busy as far as /flush_cache can tell
+            if timeout > 0:
+                await asyncio.sleep(timeout)
+                return Response(content="Timed out waiting for idle state.", status_code=400)
+            for rank in range(server.cfg.tp_size):
+                server.log.line("Cache not flushed because there are pending requests. "
+                                f"#queue-req: {len(engine.waiting)}, #running-req: {len(engine.running)}", rank)
+            return Response(content="Flush cache failed.\n", status_code=400)
         if engine.has_work() and timeout > 0:
             end = time.monotonic() + timeout
             while engine.has_work() and time.monotonic() < end:
@@ -715,6 +762,25 @@ def create_app(server: SimServer) -> FastAPI:
     return app
 
 
+class FaultStreamingResponse(StreamingResponse):
+    """A streaming response that can be cut: on the TRUNCATE sentinel it stops without the final empty body
+    message, so uvicorn closes the connection with the chunked body incomplete."""
+
+    async def stream_response(self, send: Any) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        async for chunk in self.body_iterator:
+            if chunk is TRUNCATE:
+                await self.body_iterator.aclose()  # type: ignore[attr-defined]
+                return
+            if not isinstance(chunk, (bytes, memoryview)):
+                chunk = chunk.encode(self.charset)
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+TRUNCATED_MSG = "ASGI callable returned without completing response."
+
+
 class UvicornGate(logging.Filter):
     """Drops uvicorn's own INFO records until the startup reaches "uvicorn starts" (the twin prints those lines
     itself at that point) and access records of --uvicorn-access-log-exclude-prefixes paths."""
@@ -727,7 +793,8 @@ class UvicornGate(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno > logging.INFO:
-            return True
+            # uvicorn's complaint about a response the truncate fault cut on purpose
+            return not (self.server.faults.stream and record.msg == TRUNCATED_MSG)
         if not self.server.http_open:
             return False
         if self.access and self.exclude and len(record.args or ()) >= 3:
