@@ -54,6 +54,26 @@ class CellProgress:
     rows: list[RequestRecord] = field(default_factory=list)
     summary: stats.CellSummary | None = None
     running: bool = True
+    arm_index: int | None = None
+    """Index in `RuntimeState.arms` of the arm the cell ran on."""
+    prompt_set: str | None = None
+
+
+@dataclass
+class ArmRecord:
+    """One arm of this session: what ran, its KV capacity and its anchor (health cell) result."""
+
+    profile: str
+    label: str
+    kv_capacity_tokens: int | None
+    kv_cache_dtype: str | None
+    startup_s: float | None = None
+    anchor_median_tok_s: float | None = None
+    anchor_tau: float | None = None
+    anchor_n: int = 0
+    anchor_pct: float | None = None
+    """Anchor median as % of the profile's reference (anchor.reference_tok_s), when one is set."""
+    error: str | None = None
 
 
 @dataclass
@@ -79,6 +99,8 @@ class RuntimeState:
     live: LiveSnapshot | None = None
     cell: CellProgress | None = None
     cells_done: list[CellProgress] = field(default_factory=list)
+    arms: list[ArmRecord] = field(default_factory=list)
+    relaunching: bool = False
     session_dir: str | None = None
     started_wall: float = field(default_factory=time.time)
 
@@ -226,6 +248,9 @@ class Runtime:
         self._have_server(info)
         self.state.phase = "ready"
         self.session.update_meta(engine_version=info.version)
+        self.state.arms.append(ArmRecord(profile=prof.name, label=info.spec.label(),
+                                         kv_capacity_tokens=info.max_total_num_tokens,
+                                         kv_cache_dtype=info.kv_cache_dtype, startup_s=self.state.startup_elapsed_s))
         self._emit("ready", server=info, startup_s=self.state.startup_elapsed_s)
         self._start_telemetry()
 
@@ -334,7 +359,8 @@ class Runtime:
             writer = self.session.new_cell(label)
             writer.write_manifest(self._cell_manifest(proto, pset, label))
         prog = CellProgress(label=label, total=proto.n, cell_dir=str(writer.dir), done=len(done_rows),
-                            rows=list(done_rows))
+                            rows=list(done_rows), arm_index=len(self.state.arms) - 1 if self.state.arms else None,
+                            prompt_set=pset.name)
         self.state.cell = prog
         self._stop_cell = False
         self.monitor.reset_recent()
@@ -375,6 +401,101 @@ class Runtime:
 
     # --- stop --------------------------------------------------------------------------------
 
+    def forecast_for(self, flip) -> tuple[Any, str]:
+        """(Forecast | None, note): price a depth flip from the latest measured cell of the running arm."""
+        from console.core.measure.forecast import forecast, session_verify_tax
+        info = self.state.server
+        if flip.kind not in ("depth+", "depth-"):
+            return None, "a different drafter or KV dtype is a new measurement (run it, then pair)"
+        if info is None or not info.spec.enabled:
+            return None, "the running arm has no drafter"
+        arm = len(self.state.arms) - 1
+        cells = [c for c in self.state.cells_done if c.arm_index == arm and c.summary is not None
+                 and c.summary.per_position_acceptance and c.summary.median_tok_s and c.summary.tau]
+        if not cells:
+            return None, "no measured cell with per-position acceptance on this arm yet (r runs one)"
+        base = next((c for c in reversed(cells) if c.label != "anchor"), cells[-1])
+        s = base.summary
+        fam = info.spec.family
+        same_wl = [c for c in self.state.cells_done if c.summary and c.summary.tau and c.summary.median_tok_s
+                   and c.prompt_set == base.prompt_set and c.arm_index is not None
+                   and self.state.arms[c.arm_index].label.split()[0] == self.state.arms[arm].label.split()[0]]
+        pts = []
+        for c in same_wl:
+            ndt = _ndt_of_arm(self.state.arms[c.arm_index].label)
+            if ndt:
+                pts.append((ndt, c.summary.tau, c.summary.median_tok_s))
+        tax, src = session_verify_tax(pts)
+        depth = info.spec.num_draft_tokens if fam == "dflash" else info.spec.num_steps
+        after = flip.after.drafter
+        new_depth = after.draft_tokens if fam == "dflash" else after.steps
+        fc = forecast(s.per_position_acceptance, depth, s.median_tok_s, s.tau, [new_depth], verify_tax_ms=tax,
+                      tax_source=src if tax is not None else None, cell_dir=base.cell_dir)
+        note = f"cell '{base.label}' (n={s.n_included}, {base.prompt_set})"
+        if base.label == "anchor":
+            note += " — the short anchor set; a cell at your target workload forecasts better"
+        return fc, note
+
+    def last_startup_s(self) -> float | None:
+        for a in reversed(self.state.arms):
+            if a.startup_s:
+                return a.startup_s
+        return None
+
+    async def run_anchor(self, proto: CellProtocol | None = None) -> CellResult:
+        """The anchor: the short pinned health cell, run on every arm right after launch (DESIGN §5); its
+        median lands on the arm record, as % of the profile's reference when one is set."""
+        from console.core.measure.cell import ANCHOR_PROTOCOL
+        p = proto or ANCHOR_PROTOCOL
+        if self.profile is not None and self.profile.anchor_prompts and proto is None:
+            p = replace(p, prompt_set=self.profile.anchor_prompts)
+        res = await self.run_cell(p, label="anchor")
+        if self.state.arms:
+            arm = self.state.arms[-1]
+            arm.anchor_median_tok_s = res.summary.median_tok_s
+            arm.anchor_tau = res.summary.tau
+            arm.anchor_n = res.summary.n_included
+            ref = self.profile.anchor_reference_tok_s if self.profile else None
+            if ref and res.summary.median_tok_s:
+                arm.anchor_pct = 100.0 * res.summary.median_tok_s / ref
+            self.session.add_arm({"profile": arm.profile, "anchor_median_tok_s": arm.anchor_median_tok_s,  # type: ignore[union-attr]
+                                  "anchor_tau": arm.anchor_tau, "anchor_pct": arm.anchor_pct,
+                                  "kv_capacity_tokens": arm.kv_capacity_tokens})
+        return res
+
+    async def relaunch(self, profile: Profile, anchor: bool = True) -> None:
+        """Stop the running engine and launch `profile` in the same session (a flip), then re-anchor."""
+        if self.state.mode != "launch":
+            raise RuntimeError("attached to a server the console did not launch: it cannot relaunch it")
+        if self.state.cell is not None and self.state.cell.running:
+            raise RuntimeError("a cell is running; stop it (s) before flipping")
+        self.state.relaunching = True
+        try:
+            if self._telemetry is not None:
+                self._telemetry.cancel()
+                try:
+                    await self._telemetry
+                except (asyncio.CancelledError, Exception):
+                    pass
+                self._telemetry = None
+            for c in (self.stream, self.admin):
+                if c is not None:
+                    await c.aclose()
+            if self.engine is not None:
+                await asyncio.to_thread(self.engine.stop)
+            self.profile = profile.with_sim() if self.state.simulated and not profile.is_sim else profile
+            self.state.server = None
+            self.state.metrics = None
+            self.state.error = None
+            self.state.startup = None
+            self.monitor = LiveMonitor()
+            self.state.live = None
+            await self._launch()
+        finally:
+            self.state.relaunching = False
+        if anchor:
+            await self.run_anchor()
+
     async def stop(self) -> None:
         if self._telemetry is not None:
             self._telemetry.cancel()
@@ -394,6 +515,13 @@ class Runtime:
         if self.state.phase != "dead":
             self.state.phase = "stopped"
         self._emit("stopped")
+
+
+def _ndt_of_arm(label: str) -> int | None:
+    """Verified tokens per step from an arm label ('EAGLE3 depth 6 topk 1 (7 draft tokens)', 'DFLASH block 16')."""
+    import re
+    m = re.search(r"\((\d+) draft tokens\)", label) or re.search(r"block (\d+)", label)
+    return int(m.group(1)) if m else None
 
 
 def _spec_dict(info: ServerInfo | None) -> dict[str, Any] | None:

@@ -14,19 +14,18 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Header, Static
 
-from console.core.measure.cell import CellProtocol
+from console.core.measure.cell import ANCHOR_PROTOCOL, CellProtocol
 from console.core.runtime import Event, IoThread, Runtime
 from console.ui import render
 from console.ui.messages import CommandDone, CommandFailed, RuntimeEvent
 from console.ui.screens.help import HelpScreen
 from console.ui.screens.logs import LogScreen
 from console.ui.screens.run_cell import RunCellScreen
+from console.ui.screens.flip import FlipScreen
 
 RuntimeFactory = Callable[[Callable[[Event], None]], Runtime]
 
-HEALTH_CELL = CellProtocol(prompt_set="health", n=8, max_tokens=128, temperature=0.6, concurrency=1, warmup=1,
-                           gate_short=False)
-"""The anchor cell: pinned short prompts, short outputs (natural stops are kept: gate_short off)."""
+HEALTH_CELL = ANCHOR_PROTOCOL
 
 
 class Panel(Static):
@@ -48,6 +47,12 @@ class ConsoleApp(App[int]):
         Binding("r", "run_cell", "run cell"),
         Binding("a", "run_anchor", "anchor", show=False),
         Binding("s", "stop_cell", "stop cell", show=False),
+        Binding("minus", "flip('depth-')", "depth−"),
+        Binding("plus", "flip('depth+')", "depth+"),
+        Binding("left_square_bracket", "flip('depth-')", "depth−", show=False),
+        Binding("right_square_bracket", "flip('depth+')", "depth+", show=False),
+        Binding("f", "flip('family')", "drafter"),
+        Binding("k", "flip('kv')", "KV dtype"),
         Binding("l", "logs", "logs"),
         Binding("question_mark", "help", "help"),
         Binding("q", "quit_console", "quit"),
@@ -56,11 +61,13 @@ class ConsoleApp(App[int]):
     REFRESH_S = 0.25
 
     def __init__(self, runtime_factory: RuntimeFactory, *, io: IoThread | None = None, start_runtime: bool = True,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, auto_anchor: bool = True) -> None:
         super().__init__()
         self._factory = runtime_factory
         self._io = io
         self._start_runtime = start_runtime
+        self.auto_anchor = auto_anchor
+        """Run the anchor cell once the first launched arm is ready (DESIGN §5: every arm is anchored)."""
         self._clock = clock
         self.runtime: Runtime | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -81,6 +88,7 @@ class ConsoleApp(App[int]):
                 yield Panel("acceptance per draft position", id="acceptance")
                 yield Panel("KV cache", id="kv")
                 yield Panel("GPU / memory", id="gpu")
+            yield Static("", id="arms")
             yield Panel("cell", id="cell")
         yield Footer()
 
@@ -156,6 +164,7 @@ class ConsoleApp(App[int]):
         self.query_one("#acceptance", Panel).update(render.acceptance_panel(st, width=max(6, inner("#acceptance", 40) - 16)))
         self.query_one("#kv", Panel).update(render.kv_panel(st, width=max(6, inner("#kv", 30) - 11)))
         self.query_one("#gpu", Panel).update(render.gpu_panel(st))
+        self.query_one("#arms", Static).update(render.arms_strip(st))
         last = st.cells_done[-1] if st.cells_done else None
         cell_h = self.query_one("#cell").content_size.height
         self.query_one("#cell", Panel).update(render.cell_panel(st.cell if st.cell and st.cell.running else None, last,
@@ -167,7 +176,12 @@ class ConsoleApp(App[int]):
     def on_runtime_event(self, msg: RuntimeEvent) -> None:
         k = msg.kind
         if k == "ready":
+            rt = self.runtime
+            if rt is not None and rt.profile is not None:
+                self.sub_title = rt.profile.name
             self.notify(f"engine ready: {msg.event.data['server'].spec.label()}", timeout=4)
+            if self.auto_anchor and rt is not None and not rt.state.relaunching and len(rt.state.arms) == 1:
+                self.submit("anchor", rt.run_anchor())  # relaunches anchor themselves
         elif k == "died":
             self.notify(msg.event.data["text"], title="engine died", severity="error", timeout=30)
         elif k == "cell_finished":
@@ -204,9 +218,10 @@ class ConsoleApp(App[int]):
             self.push_screen(RunCellScreen(self.last_protocol), self._run_protocol)
 
     def action_run_anchor(self) -> None:
-        """Run the health anchor cell directly."""
-        if self._can_run():
-            self._run_protocol(HEALTH_CELL)
+        """Run the anchor (health) cell on the current arm; its median lands in the arms strip."""
+        if self._can_run() and self.runtime is not None:
+            self.submit("anchor", self.runtime.run_anchor())
+            self.notify("running the anchor: 8 pinned short prompts, 128 output tokens")
 
     def _run_protocol(self, proto: CellProtocol | None) -> None:
         if proto is None or self.runtime is None:
@@ -216,6 +231,42 @@ class ConsoleApp(App[int]):
         self.submit("cell", self.runtime.run_cell(proto, label=label))
         self.notify(f"running {proto.prompt_set}: n={proto.n}, {proto.max_tokens} tokens, "
                     f"T={proto.temperature}, concurrency {proto.concurrency}")
+
+    def action_flip(self, kind: str) -> None:
+        """Derive the flipped arm (core), show its diff and forecast, relaunch on confirmation."""
+        from console.core.launch import flips
+        rt = self.runtime
+        if rt is None or rt.profile is None or rt.state.mode != "launch":
+            self.notify("attached to a server the console did not launch: flips need a profile (--profile)",
+                        severity="warning")
+            return
+        if rt.state.phase != "ready" or rt.state.relaunching:
+            self.notify(f"cannot flip while the engine is {rt.state.phase}", severity="warning")
+            return
+        if rt.state.cell is not None and rt.state.cell.running:
+            self.notify("a cell is running: stop it (s) before flipping", severity="warning")
+            return
+        try:
+            if kind in ("depth+", "depth-"):
+                flip = flips.flip_depth(rt.profile, +1 if kind == "depth+" else -1)
+            elif kind == "family":
+                flip = flips.flip_family(rt.profile)
+            else:
+                flip = flips.flip_kv(rt.profile)
+        except (flips.FlipError, ValueError) as e:
+            self.notify(str(e), title="no flip", severity="warning")
+            return
+        try:
+            fc, note = rt.forecast_for(flip)
+        except ValueError as e:
+            fc, note = None, str(e)
+
+        def confirmed(ok: bool | None) -> None:
+            if ok:
+                self.submit("flip", rt.relaunch(flip.after))
+                self.notify(f"relaunching as {flip.after.name}")
+
+        self.push_screen(FlipScreen(flip, fc, note, rt.last_startup_s()), confirmed)
 
     def action_stop_cell(self) -> None:
         if self.runtime is not None:

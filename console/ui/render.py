@@ -224,6 +224,25 @@ def gpu_panel(state: RuntimeState) -> RenderableType:
     return Group(*parts)
 
 
+def arms_strip(state: RuntimeState) -> Text:
+    """The arms of this session in launch order, each with its anchor and KV capacity."""
+    t = Text()
+    if not state.arms:
+        return t
+    t.append(" arms ", style="bold")
+    for i, a in enumerate(state.arms):
+        if i:
+            t.append(" → ", style="dim")
+        cur = i == len(state.arms) - 1
+        t.append(a.profile, style="bold" if cur else "")
+        anchor = f"{a.anchor_median_tok_s:.0f} tok/s" if a.anchor_median_tok_s else "anchor pending"
+        if a.anchor_pct is not None:
+            anchor += f" ({a.anchor_pct:.0f}%)"
+        kv = f"KV {a.kv_capacity_tokens / 1000:.0f}K" if a.kv_capacity_tokens else "KV —"
+        t.append(f" [{anchor} · τ {num(a.anchor_tau, '.2f')} · {kv}]", style="dim")
+    return t
+
+
 def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_rows: int = 8,
                dist_width: int = 40) -> RenderableType:
     c = cell if cell is not None else last

@@ -45,3 +45,29 @@ async def test_startup_failure_names_the_error_line(tmp_path):
     assert "unrecognized arguments: --speculative-num-stepz" in str(ei.value) or "error" in str(ei.value)
     assert rt.state.phase == "dead"
     await rt.stop()
+
+
+async def test_flip_relaunches_with_new_depth_new_capacity_and_fresh_anchor(tmp_path):
+    from console.core.launch import flips
+    events = []
+    rt = Runtime(profile=resolve_profile("k26-eagle3-d6"), sim=True, sim_args=["--sim-time-scale", "8"],
+                 sessions=tmp_path, observer=events.append)
+    try:
+        await rt.start()
+        first_pid = rt.engine.pid
+        await rt.run_anchor()
+        assert rt.state.arms[0].anchor_median_tok_s and rt.state.arms[0].anchor_tau
+        cap0 = rt.state.server.max_total_num_tokens
+        await rt.relaunch(flips.flip_depth(rt.profile, +1).after)
+        assert rt.engine.pid != first_pid
+        assert rt.state.server.spec.num_steps == 7 and rt.state.server.spec.num_draft_tokens == 8
+        assert [a.profile for a in rt.state.arms] == ["k26-eagle3-d6", "k26-eagle3-d6~d7"]
+        assert rt.state.arms[1].anchor_median_tok_s and rt.state.arms[1].anchor_n == 8
+        await rt.relaunch(flips.flip_kv(rt.profile).after)
+        assert rt.state.server.kv_cache_dtype == "fp8_e4m3"
+        assert rt.state.server.max_total_num_tokens > 1.8 * cap0  # half the bytes per token
+        assert len(rt.state.arms) == 3 and rt.state.arms[2].anchor_median_tok_s
+        meta = rt.session.meta()
+        assert len([a for a in meta["arms"] if "argv" in a]) == 3
+    finally:
+        await rt.stop()

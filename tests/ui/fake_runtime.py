@@ -16,7 +16,8 @@ from console.core.measure import stats
 from console.core.measure.cell import CellProtocol
 from console.core.measure.records import RequestRecord
 from console.core.monitor import LiveMonitor
-from console.core.runtime import CellProgress, Event, RuntimeState
+from console.core.launch.profile import resolve_profile
+from console.core.runtime import ArmRecord, CellProgress, Event, Runtime, RuntimeState
 from console.core.telemetry.nvml import GpuSnapshot
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "sglang-0.5.23"
@@ -37,9 +38,14 @@ HISTS = [[2, 3, 3, 4, 5, 5, 8], [3, 2, 4, 4, 6, 4, 7], [1, 4, 3, 5, 4, 6, 8], [2
 
 
 class FakeRuntime:
+    forecast_for = Runtime.forecast_for  # the real computation over this fake's state
+    last_startup_s = Runtime.last_startup_s
+
     def __init__(self, observer: Callable[[Event], None], phase: str = "ready") -> None:
         self.observer = observer
-        self.profile = None
+        self.profile = resolve_profile(str(Path(__file__).resolve().parents[2] / "profiles" / "k26-eagle3-d6.toml")).with_sim()
+        self.relaunched: list = []
+        self.anchors = 0
         self.attach_url = "fake://reference"
         self.engine = None
         self.cells_run: list[CellProtocol] = []
@@ -71,8 +77,11 @@ class FakeRuntime:
             inflight["tool-1#0"].tokens = 1 + int(125 * (k + 1) * min(1.0, 0.3 + k / 30))
             mon.tick(now=1000.0 + 0.25 * k, now_ns=10_300_000_000)
         st.live = mon.snapshot
+        st.arms.append(ArmRecord(profile="k26-eagle3-d6", label=st.server.spec.label(), kv_capacity_tokens=336000,
+                                 kv_cache_dtype="auto", startup_s=8.4, anchor_median_tok_s=492.5, anchor_tau=4.74,
+                                 anchor_n=6))
         done = CellProgress(label="health", total=8, done=6, status="done", cell_dir="sessions/x/cell-001-health",
-                            rows=rows, running=False)
+                            rows=rows, running=False, arm_index=0, prompt_set="health")
         done.summary = stats.summarize(rows, num_draft_tokens=7)
         st.cells_done.append(done)
         st.startup_elapsed_s = 8.4
@@ -90,6 +99,12 @@ class FakeRuntime:
 
     def request_stop_cell(self) -> None:
         pass
+
+    async def run_anchor(self, proto: CellProtocol | None = None) -> Any:
+        self.anchors += 1
+
+    async def relaunch(self, profile, anchor: bool = True) -> None:
+        self.relaunched.append(profile)
 
     async def stop(self) -> None:
         self.stopped = True

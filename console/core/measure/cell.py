@@ -52,6 +52,11 @@ class CellProtocol:
             raise ValueError(f"warmup must be ≥ 0, got {self.warmup}")
 
 
+ANCHOR_PROTOCOL = CellProtocol(prompt_set="health", n=8, max_tokens=128, temperature=0.6, concurrency=1, warmup=1,
+                               gate_short=False)
+"""The anchor cell: 8 pinned short prompts with short outputs; natural stops are kept (gate_short off)."""
+
+
 class CellObserver(TypingProtocol):
     def cell_event(self, kind: str, **data: Any) -> None: ...
 

@@ -1,0 +1,147 @@
+"""Flips: derive the next arm from the running one by changing one knob — draft depth, drafter family or KV
+dtype. Each flip is a relaunch (SGLang cannot change these at runtime, reference §2 /set_internal_state).
+
+A flip returns a new `Profile` (name `<base>~<change>`) plus a one-line reason when the flip is not possible.
+The diff shown before confirming is `profile_diff` (fields) and `argv_diff` (flags), both computed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from console.core.launch.profile import Drafter, Profile, ProfileError, load_profile, profiles_dir, validate
+
+FAMILY_CYCLE = ("none", "eagle3", "dflash")
+KV_CYCLE = ("auto", "fp8_e4m3")
+DFLASH_BLOCKS = (4, 8, 16, 32)
+EAGLE_STEPS = (1, 10)
+DEFAULT_DEPTH = {"eagle3": 6, "eagle": 6, "standalone": 3}
+DEFAULT_BLOCK = 16
+
+
+class FlipError(ValueError):
+    """One line: why this flip cannot be made from the running arm."""
+
+
+@dataclass(frozen=True)
+class Flip:
+    kind: str
+    """'depth-' | 'depth+' | 'family' | 'kv'."""
+    before: Profile
+    after: Profile
+
+    def summary(self) -> str:
+        return f"{self.before.name} → {self.after.name}"
+
+
+def _name(base: Profile, suffix: str) -> str:
+    root = base.name.split("~", 1)[0]
+    return f"{root}~{suffix}"
+
+
+def flip_depth(p: Profile, delta: int) -> Flip:
+    """Depth ±1 for autoregressive drafters (draft tokens follow steps + 1 when topk = 1); for DFLASH the
+    block size moves along 4, 8, 16, 32."""
+    d = p.drafter
+    kind = "depth+" if delta > 0 else "depth-"
+    if not d.enabled:
+        raise FlipError(f"{p.name} runs no drafter: flip the family first (f)")
+    if d.family == "dflash":
+        cur = d.draft_tokens or DEFAULT_BLOCK
+        ladder = sorted(set(DFLASH_BLOCKS) | {cur})
+        i = ladder.index(cur) + (1 if delta > 0 else -1)
+        if not 0 <= i < len(ladder):
+            raise FlipError(f"DFLASH block {cur} is already the {'largest' if delta > 0 else 'smallest'} offered "
+                            f"({', '.join(map(str, DFLASH_BLOCKS))})")
+        new = replace(d, draft_tokens=ladder[i])
+        after = replace(p, name=_name(p, f"b{ladder[i]}"), drafter=new)
+    elif d.family in ("eagle3", "eagle", "standalone"):
+        steps = d.steps if d.steps is not None else DEFAULT_DEPTH.get(d.family, 3)
+        ns = steps + (1 if delta > 0 else -1)
+        if not EAGLE_STEPS[0] <= ns <= EAGLE_STEPS[1]:
+            raise FlipError(f"draft depth {ns} is outside {EAGLE_STEPS[0]}..{EAGLE_STEPS[1]}")
+        topk = d.topk if d.topk is not None else 1
+        dt = ns + 1 if topk == 1 else d.draft_tokens
+        new = replace(d, steps=ns, topk=topk, draft_tokens=dt)
+        after = replace(p, name=_name(p, f"d{ns}"), drafter=new)
+    else:
+        raise FlipError(f"depth flips are defined for EAGLE/EAGLE3/STANDALONE and DFLASH, not {d.family}")
+    validate(after)
+    return Flip(kind, p, after)
+
+
+def _draft_model_for(p: Profile, family: str, directory: Path | None) -> Drafter:
+    """The drafter a sibling profile (same target model) uses for `family`; else an error naming the fix."""
+    d = directory or profiles_dir()
+    best: Profile | None = None
+    for f in sorted(d.glob("*.toml")):
+        try:
+            q = load_profile(f)
+        except ProfileError:
+            continue
+        if q.model_path == p.model_path and q.drafter.family == family:
+            if best is None or (q.kv_cache_dtype == p.kv_cache_dtype and best.kv_cache_dtype != p.kv_cache_dtype):
+                best = q
+    if best is None:
+        raise FlipError(f"no profile in {d} runs {p.model_path} with a {family} drafter; add one (its drafter "
+                        f"section is what the flip uses)")
+    return best.drafter
+
+
+def flip_family(p: Profile, directory: Path | None = None) -> Flip:
+    """Next drafter family in none → eagle3 → dflash → none, with the drafter a sibling profile uses."""
+    cur = p.drafter.family if p.drafter.family in FAMILY_CYCLE else "none"
+    nxt = FAMILY_CYCLE[(FAMILY_CYCLE.index(cur) + 1) % len(FAMILY_CYCLE)]
+    if nxt == "none":
+        after = replace(p, name=_name(p, "nospec"), drafter=Drafter())
+    else:
+        dr = _draft_model_for(p, nxt, directory)
+        tag = f"b{dr.draft_tokens}" if nxt == "dflash" else f"d{dr.steps}"
+        after = replace(p, name=_name(p, f"{nxt}-{tag}"), drafter=dr)
+    validate(after)
+    return Flip("family", p, after)
+
+
+def flip_kv(p: Profile) -> Flip:
+    """Next KV-cache dtype in auto (the model's native bf16) ↔ fp8_e4m3."""
+    cur = p.kv_cache_dtype if p.kv_cache_dtype in KV_CYCLE else "auto"
+    nxt = KV_CYCLE[(KV_CYCLE.index(cur) + 1) % len(KV_CYCLE)]
+    after = replace(p, name=_name(p, f"kv-{nxt}"), kv_cache_dtype=nxt)
+    validate(after)
+    return Flip("kv", p, after)
+
+
+def profile_diff(a: Profile, b: Profile) -> list[tuple[str, object, object]]:
+    """(field, before, after) for every profile field the flip changes."""
+    out: list[tuple[str, object, object]] = []
+    for label, x, y in (
+        ("drafter.family", a.drafter.family, b.drafter.family),
+        ("drafter.model", a.drafter.model, b.drafter.model),
+        ("drafter.steps", a.drafter.steps, b.drafter.steps),
+        ("drafter.topk", a.drafter.topk, b.drafter.topk),
+        ("drafter.draft_tokens", a.drafter.draft_tokens, b.drafter.draft_tokens),
+        ("kv.dtype", a.kv_cache_dtype, b.kv_cache_dtype),
+        ("kv.mem_fraction_static", a.mem_fraction_static, b.mem_fraction_static),
+    ):
+        if x != y:
+            out.append((label, x, y))
+    return out
+
+
+def argv_diff(a: Profile, b: Profile) -> tuple[list[str], list[str]]:
+    """Flags (with values) only in a, only in b."""
+    def pairs(p: Profile) -> list[str]:
+        f = p.server_flags()
+        out, i = [], 0
+        while i < len(f):
+            if i + 1 < len(f) and not f[i + 1].startswith("--"):
+                out.append(f"{f[i]} {f[i + 1]}")
+                i += 2
+            else:
+                out.append(f[i])
+                i += 1
+        return out
+
+    pa, pb = pairs(a), pairs(b)
+    return [x for x in pa if x not in pb], [x for x in pb if x not in pa]
