@@ -14,10 +14,8 @@ from rich.text import Text
 
 from console.core.launch.logparse import StartupProgress
 from console.core.measure import stats
+from console.core.measure.plots import bar, histogram_strip, sparkline
 from console.core.runtime import CellProgress, RuntimeState
-
-BLOCKS = " ▏▎▍▌▋▊▉█"
-SPARK = "▁▂▃▄▅▆▇█"
 
 
 def num(v: float | int | None, spec: str = ".1f", unit: str = "", none: str = "—") -> str:
@@ -26,48 +24,18 @@ def num(v: float | int | None, spec: str = ".1f", unit: str = "", none: str = "�
     return f"{v:{spec}}{unit}"
 
 
-def bar(frac: float | None, width: int) -> str:
-    """Horizontal bar with eighth-block resolution."""
-    if frac is None or width <= 0:
-        return " " * max(width, 0)
-    f = min(max(frac, 0.0), 1.0) * width
-    full = int(f)
-    rem = int(round((f - full) * 8))
-    if rem == 8:
-        full, rem = full + 1, 0
-    s = "█" * full + (BLOCKS[rem] if rem and full < width else "")
-    return s.ljust(width)
-
-
-def sparkline(values: Sequence[float], width: int) -> str:
-    vals = list(values)[-width:]
-    if not vals:
-        return ""
-    hi = max(vals) or 1.0
-    return "".join(SPARK[min(int(v / hi * (len(SPARK) - 1) + 0.5), len(SPARK) - 1)] if v > 0 else " " for v in vals)
-
-
 def distribution(values: Sequence[float], width: int, unit: str = "tok/s") -> Text:
-    """Histogram strip of a cell's per-request values (one column per bin) with the median marked."""
-    vals = sorted(values)
-    if len(vals) < 2 or width < 8:
+    """Histogram strip of a cell's per-request values with the median marked (core's plot, styled)."""
+    h = histogram_strip(values, width)
+    if h is None:
         return Text("")
-    lo, hi = vals[0], vals[-1]
-    span = (hi - lo) or 1.0
-    width = min(width, max(8, 3 * len(vals)))  # few requests: fewer, wider-spaced bins
-    counts = [0] * width
-    for v in vals:
-        counts[min(int((v - lo) / span * width), width - 1)] += 1
-    top = max(counts)
-    strip = "".join(SPARK[min(len(SPARK) - 1, int(c / top * (len(SPARK) - 1) + 0.5))] if c else "·" for c in counts)
-    med = stats.interp_median(vals)
-    col = min(int((med - lo) / span * width), width - 1)
+    strip, col, lo, hi = h
     left, right = f"{lo:.0f} ", f" {hi:.0f} {unit}"
     t = Text()
     t.append(left, style="dim")
     t.append(strip, style="cyan")
     t.append(right, style="dim")
-    t.append("\n" + " " * (len(left) + col) + "▲ median " + f"{med:.1f}", style="bold")
+    t.append("\n" + " " * (len(left) + col) + "▲ median " + f"{stats.interp_median(values):.1f}", style="bold")
     return t
 
 
