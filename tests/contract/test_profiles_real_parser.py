@@ -1,0 +1,116 @@
+"""Every shipped profile: its `launch --dry-run` flags are accepted by the pinned sglang 0.5.23 parser and pass
+the 0.5.23 rules.
+
+The pinned catalogue is argparse introspection of the real `ServerArgs.add_cli_args`; on 2026-11-30 it was
+re-introspected from a throw-away venv with the released sglang 0.5.23 wheel (torch 2.13.0+cpu, no GPU) and
+matched option for option (531 options; the only difference: the order of --sampling-backend's dynamic choices),
+and every shipped profile's flags passed sglang's own `prepare_server_args` there. To repeat that proof against a
+real install, point SERVING_CONSOLE_SGLANG_PYTHON at its interpreter; the last test then runs sglang's parser in
+that interpreter (a subprocess: the console never imports sglang).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from console.cli import main
+from console.core.engine.flags import pinned_catalogue
+from console.core.launch.check import check_flags, check_profile
+from console.core.launch.profile import load_profile
+
+REPO = Path(__file__).resolve().parents[2]
+PROFILES = sorted((REPO / "profiles").glob("*.toml"))
+NAMES = [p.stem for p in PROFILES]
+
+EXPECTED = {
+    "k26-nospec": ("none", None, None, None, None, "auto"),
+    "k26-eagle3-d5": ("eagle3", "lightseekorg/kimi-k2.6-eagle3", 5, 1, 6, "auto"),
+    "k26-eagle3-d6": ("eagle3", "lightseekorg/kimi-k2.6-eagle3", 6, 1, 7, "auto"),
+    "k26-eagle3-d7": ("eagle3", "lightseekorg/kimi-k2.6-eagle3", 7, 1, 8, "auto"),
+    "k26-eagle3-d6-fp8kv": ("eagle3", "lightseekorg/kimi-k2.6-eagle3", 6, 1, 7, "fp8_e4m3"),
+    "k26-dflash-b8": ("dflash", "z-lab/Kimi-K2.6-DFlash", None, None, 8, "auto"),
+    "k26-dflash-b16": ("dflash", "z-lab/Kimi-K2.6-DFlash", None, None, 16, "auto"),
+}
+
+# the reference arm's argv must not drift (sessions recorded against it compare like with like)
+REFERENCE_D6 = ("python3 -m sglang.launch_server --model-path moonshotai/Kimi-K2.6 --tp-size 4 --trust-remote-code "
+                "--speculative-algorithm EAGLE3 --speculative-draft-model-path lightseekorg/kimi-k2.6-eagle3 "
+                "--speculative-num-steps 6 --speculative-eagle-topk 1 --speculative-num-draft-tokens 7 "
+                "--mem-fraction-static 0.96 --host 127.0.0.1 --port 30000 --enable-metrics")
+
+
+def dry_run(name: str, capsys, monkeypatch) -> list[str]:
+    monkeypatch.setenv("SERVING_CONSOLE_PROFILES", str(REPO / "profiles"))
+    capsys.readouterr()
+    rc = main(["launch", name, "--dry-run"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    return shlex.split(out.out.strip().splitlines()[-1])
+
+
+def test_the_deployment_arms_are_all_shipped():
+    assert set(EXPECTED) <= set(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_dry_run_flags_pass_the_pinned_parser_and_the_rules(name, capsys, monkeypatch):
+    argv = dry_run(name, capsys, monkeypatch)
+    assert argv[1:3] == ["-m", "sglang.launch_server"]
+    flags = argv[3:]
+    ns = check_flags(flags, pinned_catalogue())
+    assert ns.model_path == "moonshotai/Kimi-K2.6" and ns.tp_size == 4
+    prof = load_profile(REPO / "profiles" / f"{name}.toml")
+    res = check_profile(prof, pinned_catalogue())
+    assert res.ok and res.errors == [] and res.warnings == [], res.message
+    assert res.argv == flags
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_profile_contents(name):
+    p = load_profile(REPO / "profiles" / f"{name}.toml")
+    d = p.drafter
+    assert (d.family, d.model, d.steps, d.topk, d.draft_tokens, p.kv_cache_dtype) == EXPECTED[name]
+    assert p.model_path == "moonshotai/Kimi-K2.6" and p.tp == 4 and p.trust_remote_code
+    assert p.mem_fraction_static == 0.96 and p.node_usd_per_hour == 24.0
+    assert p.description.startswith("Kimi-K2.6 · TP4 on 4×B200 · ")
+    assert not p.is_sim
+    if d.family == "dflash":  # the draft is gated on the hub: the profile must say how to get it
+        assert "gated on the hub" in (REPO / "profiles" / f"{name}.toml").read_text()
+
+
+def test_reference_arm_argv_is_unchanged(capsys, monkeypatch):
+    assert shlex.join(dry_run("k26-eagle3-d6", capsys, monkeypatch)) == REFERENCE_D6
+
+
+REAL_PARSE = r"""
+import argparse, json, sys
+from sglang.srt.server_args import ServerArgs, prepare_server_args
+out = {}
+for name, flags in json.loads(sys.stdin.read()).items():
+    try:
+        prepare_server_args(list(flags))
+        out[name] = "PASS"
+    except BaseException as e:
+        out[name] = "FAIL " + type(e).__name__ + ": " + str(e)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.sglang
+def test_profiles_pass_the_real_sglang_parser():
+    """Opt-in (`pytest -m sglang`): needs an interpreter with sglang 0.5.23 and torch installed."""
+    py = os.environ.get("SERVING_CONSOLE_SGLANG_PYTHON")
+    if not py:
+        pytest.fail("set SERVING_CONSOLE_SGLANG_PYTHON to a python with sglang 0.5.23 (and torch) installed")
+    flags = {p.stem: load_profile(p).server_flags() for p in PROFILES}
+    proc = subprocess.run([py, "-c", REAL_PARSE], input=json.dumps(flags), capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result == {name: "PASS" for name in flags}
