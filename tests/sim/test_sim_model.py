@@ -247,6 +247,13 @@ def test_ttft_at_10k_and_dflash_block_before_first_token():
 # -------------------------------------------------------------------------------------------- tokens, domain
 
 
+def test_count_tokens_is_o200k_and_the_fallback_estimate_is_close():
+    from console.sim.tokens import estimate_tokens
+    assert count_tokens("Hello, world!") == 4  # Hello , world ! in o200k_base
+    code = "def f(x):\n    return x + 1\n" * 50
+    assert 0.85 < estimate_tokens(code) / count_tokens(code) < 1.15
+
+
 def test_count_tokens_is_close_to_o200k_on_prose_and_code():
     prose = ("The first inference was very slow because of Triton JIT compilation; warm up before measuring, "
              "and never record warm-up rows. ") * 20

@@ -165,6 +165,8 @@ def write_set(directory: Path, name: str, prompts: list[dict[str, Any]], window:
         rec = {"id": p["id"], "domain": p["domain"], "tokens": messages_tokens(msgs), "sha256": messages_sha256(msgs)}
         if p.get("max_tokens") is not None:
             rec["max_tokens"] = p["max_tokens"]
+        if p.get("provenance") is not None:  # what the prompt was built from; absent on hand-written sets
+            rec["provenance"] = p["provenance"]
         rec["messages"] = msgs
         lines.append(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
     path = directory / f"{name}.jsonl"
