@@ -72,6 +72,34 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--no-gate-short", action="store_true", help="keep rows that stop short of --max-tokens")
     b.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
+    pa = sub.add_parser("pair", help="same-session A/B pair: legs in order (default A B A), anchored, with a verdict")
+    pa.add_argument("--a", required=True, metavar="PROFILE", help="arm A (profile name or path)")
+    pa.add_argument("--b", required=True, metavar="PROFILE", help="arm B (profile name or path)")
+    pa.add_argument("--prompts", required=True, metavar="SET")
+    pa.add_argument("--order", default="ABA", help="AB, ABA (default), ABAB, ABBA or BAB")
+    pa.add_argument("--n", type=int, default=16, help="measured requests per leg (default 16)")
+    pa.add_argument("--max-tokens", type=int, default=2048)
+    pa.add_argument("--temperature", type=float, default=0.6)
+    pa.add_argument("--concurrency", type=int, default=1)
+    pa.add_argument("--warmup", type=int, default=1)
+    pa.add_argument("--b-prompts", metavar="SET", help="arm B's prompt set (same server: interleaved)")
+    pa.add_argument("--b-temperature", type=float, help="arm B's temperature (same server: interleaved)")
+    pa.add_argument("--interleave", action=argparse.BooleanOptionalAction, default=None,
+                    help="alternate A and B requests on one server (default: when both arms have the same flags)")
+    pa.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    pa.add_argument("--sim", action="store_true", help="run both arms on the engine twin")
+    pa.add_argument("--sim-time-scale", type=float, default=None, metavar="S")
+    pa.add_argument("--sim-arg", action="append", default=[], metavar="ARG")
+    pa.add_argument("--sessions", type=Path, default=None)
+    pa.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+    fo = sub.add_parser("forecast", help="price other draft depths from a measured cell (verify-tax model)")
+    fo.add_argument("cell", type=Path, metavar="CELL_DIR")
+    fo.add_argument("--depths", default="3-8", help="range a-b or list a,b,c (default 3-8)")
+    fo.add_argument("--verify-tax-ms", type=float, default=None,
+                    help="ms per extra drafted token (default: the report's measured 0.397)")
+    fo.add_argument("--json", action="store_true")
+
     la = sub.add_parser("launch", help="print (--dry-run) or run the engine argv of a profile")
     la.add_argument("profile")
     la.add_argument("--dry-run", action="store_true", help="print the exact argv and exit")
@@ -278,6 +306,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     from console.core.sessions.report import session_report
     if not args.dir.exists():
         raise ValueError(f"{args.dir}: no such session or cell directory")
+    if (args.dir / "pair.json").exists():
+        from console.core.pair_runner import recompute_pair, report_markdown
+        doc, ps, cmp = recompute_pair(args.dir)
+        stored = doc.get("stats", {}).get("effect", {}).get("point_pct")
+        if args.json:
+            print(json.dumps({"pair": _pair_json(doc, ps, cmp, args.dir), "stored_delta_pct": stored}))
+        else:
+            Console().print(report_markdown(doc, ps, cmp, args.dir))
+            Console().print(f"[dim]recomputed from the legs' rows; Δ {ps.effect.point_pct:+.3f}% "
+                            f"(stored in pair.json: {stored:+.3f}%)[/dim]" if stored is not None else "")
+        return EXIT_OK
     reports = session_report(args.dir)
     if not reports:
         raise ValueError(f"{args.dir}: no cells (expected cell-*/rows.jsonl); give a session or cell directory")
@@ -356,7 +395,125 @@ def cmd_prompts(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"tui": cmd_tui, "bench": cmd_bench, "report": cmd_report, "check": cmd_check, "launch": cmd_launch,
+def _parse_depths(text: str) -> list[int]:
+    try:
+        if "-" in text:
+            a, b = (int(x) for x in text.split("-", 1))
+            return list(range(a, b + 1))
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"--depths {text!r}: give a range like 3-8 or a list like 5,6,7") from None
+
+
+def cmd_forecast(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+    from console.core.measure.forecast import forecast
+    from console.core.sessions.report import cell_report
+    from console.core.sessions.store import write_json
+    if not (args.cell / "rows.jsonl").exists():
+        raise ValueError(f"{args.cell}: not a cell directory (no rows.jsonl)")
+    r = cell_report(args.cell)
+    spec = r.get("speculative") or {}
+    if not r["per_position_acceptance"] or not r["median_tok_s"] or not r["tau"]:
+        raise ValueError(f"{args.cell}: the cell has no per-position acceptance (no speculation, or no usable row)")
+    fam = str(spec.get("algorithm") or "").upper()
+    depth = spec.get("num_draft_tokens") if fam == "DFLASH" else spec.get("num_steps")
+    if spec.get("topk") not in (None, 1) and fam != "DFLASH":
+        raise ValueError(f"{args.cell}: topk {spec.get('topk')} is tree drafting; the chain forecast does not apply")
+    fc = forecast(r["per_position_acceptance"], int(depth), r["median_tok_s"], r["tau"], _parse_depths(args.depths),
+                  verify_tax_ms=args.verify_tax_ms, tax_source="given (--verify-tax-ms)" if args.verify_tax_ms else None,
+                  cell_dir=str(args.cell))
+    write_json(args.cell / "forecast.json", fc.to_json())
+    if args.json:
+        print(json.dumps({"forecast": fc.to_json()}))
+        return EXIT_OK
+    t = Table(title=f"forecast from {args.cell.name}: {fam} depth {depth}, {r['median_tok_s']:.1f} tok/s, τ {r['tau']:.2f}, "
+                    f"step {fc.base_step_ms:.2f} ms (n={r['n_included']})", title_justify="left")
+    for c in ("depth", "τ", "step ms", "tok/s", "vs measured", "extrapolated p_i"):
+        t.add_column(c, justify="right")
+    for pt in fc.points:
+        mark = " (measured)" if pt.depth == depth else ""
+        t.add_row(f"{pt.depth}{mark}", f"{pt.tau:.2f}", f"{pt.step_ms:.2f}", f"{pt.tok_s:.1f}",
+                  f"{100 * (pt.tok_s / fc.base_tok_s - 1):+.1f}%", str(pt.extrapolated_positions or ""))
+    Console().print(t)
+    Console().print(f"[dim]verify tax {fc.verify_tax_ms:.3f} ms/token: {fc.tax_source}; written to "
+                    f"{args.cell / 'forecast.json'}[/dim]")
+    return EXIT_OK
+
+
+def cmd_pair(args: argparse.Namespace) -> int:
+    from dataclasses import replace as dc_replace
+    from rich.console import Console
+    from console.core.launch.profile import resolve_profile
+    from console.core.measure.cell import CellProtocol
+    from console.core.pair_runner import PairSpec, run_pair
+    from console.core.measure.pairs import parse_order
+    from console.core.runtime import Runtime
+    from console.core.workload.prompts import load_set
+
+    parse_order(args.order)
+    a, b = resolve_profile(args.a), resolve_profile(args.b)
+    if args.sim:
+        a, b = a.with_sim(), b.with_sim()
+    proto = CellProtocol(prompt_set=args.prompts, n=args.n, max_tokens=args.max_tokens, temperature=args.temperature,
+                         concurrency=args.concurrency, warmup=args.warmup)
+    proto.validate()
+    load_set(args.prompts)
+    b_proto = None
+    if args.b_prompts or args.b_temperature is not None:
+        b_proto = dc_replace(proto, prompt_set=args.b_prompts or proto.prompt_set,
+                             temperature=args.b_temperature if args.b_temperature is not None else proto.temperature)
+        load_set(b_proto.prompt_set)
+    spec = PairSpec(a=a, b=b, protocol=proto, b_protocol=b_proto, order=args.order, seed=args.seed,
+                    interleave=args.interleave)
+    if spec.needs_relaunch() and spec.interleave:
+        raise ValueError("--interleave needs both arms on one server: A and B have different launch flags")
+    if spec.needs_relaunch() and b_proto is not None:
+        raise ValueError("--b-prompts/--b-temperature pair on one server; with different launch flags keep one protocol")
+    err = Console(stderr=True)
+    sim_args = list(args.sim_arg or []) + (["--sim-time-scale", str(args.sim_time_scale)] if args.sim_time_scale else [])
+
+    async def go():
+        rt = Runtime(profile=a, sim=args.sim, sim_args=sim_args if (args.sim or a.is_sim) else [],
+                     sessions=args.sessions, session_slug=f"pair-{a.name}-vs-{b.name}",
+                     observer=lambda ev: err.print(f"[red]{ev.data['text']}[/red]") if ev.kind == "died" else None)
+        try:
+            await rt.start()
+            return await run_pair(rt, spec, say=lambda t: err.print(f"[dim]{t}[/dim]"))
+        finally:
+            await rt.stop()
+
+    res = asyncio.run(go())
+    ps = res.stats
+    if args.json:
+        print(json.dumps({"pair": _pair_json(res.doc, ps, res.comparison, res.dir)}))
+    else:
+        Console().print((res.dir / "report.md").read_text())
+    return EXIT_OK if ps.a.n and ps.b.n else EXIT_EMPTY
+
+
+def _pair_json(doc, ps, cmp, d) -> dict:
+    return {
+        "a": doc["spec"]["a"], "b": doc["spec"]["b"], "order": doc["spec"]["order"],
+        "interleaved": doc["spec"]["interleaved"],
+        "a_median_tok_s": ps.a.median_tok_s, "b_median_tok_s": ps.b.median_tok_s, "a_n": ps.a.n, "b_n": ps.b.n,
+        "a_p10_p90": [ps.a.p10_tok_s, ps.a.p90_tok_s], "b_p10_p90": [ps.b.p10_tok_s, ps.b.p90_tok_s],
+        "delta_pct": ps.effect.point_pct, "ci95_pct": [ps.effect.low_pct, ps.effect.high_pct],
+        "resolved": ps.effect.resolved,
+        "a_anchor_tok_s": ps.a.anchor_median_tok_s, "b_anchor_tok_s": ps.b.anchor_median_tok_s,
+        "a_anchor_pct": ps.a.anchor_pct, "b_anchor_pct": ps.b.anchor_pct,
+        "drift_pct": ps.drift.point_pct if ps.drift else None,
+        "drift_ci95_pct": [ps.drift.low_pct, ps.drift.high_pct] if ps.drift else None, "drift_flag": ps.drift_flag,
+        "a_tau": ps.a.tau, "b_tau": ps.b.tau, "a_implied_step_ms": ps.a.implied_step_ms,
+        "b_implied_step_ms": ps.b.implied_step_ms, "a_kv_capacity_tokens": ps.a.kv_capacity_tokens,
+        "b_kv_capacity_tokens": ps.b.kv_capacity_tokens, "a_usd_per_m_tokens": ps.a.usd_per_m_tokens,
+        "b_usd_per_m_tokens": ps.b.usd_per_m_tokens, "forecast_vs_measured": cmp, "verdict": ps.verdict,
+        "dir": str(d), "stats": ps.to_json(),
+    }
+
+
+COMMANDS = {"pair": cmd_pair, "forecast": cmd_forecast, "tui": cmd_tui, "bench": cmd_bench, "report": cmd_report, "check": cmd_check, "launch": cmd_launch,
             "prompts": cmd_prompts}
 
 

@@ -101,6 +101,9 @@ class RuntimeState:
     cells_done: list[CellProgress] = field(default_factory=list)
     arms: list[ArmRecord] = field(default_factory=list)
     relaunching: bool = False
+    sim_time_scale: float | None = None
+    """The twin's --sim-time-scale S (client-timed rates read S× faster); None on a real server."""
+    sim_info: dict[str, Any] | None = None
     session_dir: str | None = None
     started_wall: float = field(default_factory=time.time)
 
@@ -195,6 +198,7 @@ class Runtime:
             self._emit("error", text=str(e))
             raise
         self._have_server(info)
+        await self._read_sim_info()
         self.state.phase = "attached"
         self.session.update_meta(attached=url, engine_version=info.version)  # type: ignore[union-attr]
         self._emit("attached", server=info)
@@ -246,6 +250,7 @@ class Runtime:
             raise
         info = await self.admin.server_info()  # type: ignore[union-attr]
         self._have_server(info)
+        await self._read_sim_info()
         self.state.phase = "ready"
         self.session.update_meta(engine_version=info.version)
         self.state.arms.append(ArmRecord(profile=prof.name, label=info.spec.label(),
@@ -253,6 +258,24 @@ class Runtime:
                                          kv_cache_dtype=info.kv_cache_dtype, startup_s=self.state.startup_elapsed_s))
         self._emit("ready", server=info, startup_s=self.state.startup_elapsed_s)
         self._start_telemetry()
+
+    async def _read_sim_info(self) -> None:
+        if self.state.server is not None and self.state.server.simulated:
+            si = await self.admin.sim_info()  # type: ignore[union-attr]
+            self.state.sim_info = si
+            ts = si.get("time_scale") if si else None
+            self.state.sim_time_scale = float(ts) if isinstance(ts, (int, float)) else None
+        else:
+            self.state.sim_info = None
+            self.state.sim_time_scale = None
+
+    def default_verify_tax_ms(self) -> tuple[float, str]:
+        """The report's 0.397 ms, divided by the twin's time scale when the server is a time-scaled twin."""
+        from console.core.measure.forecast import REPORT_VERIFY_TAX_MS
+        s = self.state.sim_time_scale
+        if s and s != 1:
+            return REPORT_VERIFY_TAX_MS / s, f"report default 0.397 ms ÷ twin time scale {s:g}"
+        return REPORT_VERIFY_TAX_MS, "report default (0.397 ms, chain, domain.md §3)"
 
     def _connect(self, url: str, api_key: str | None) -> None:
         self.admin = AdminClient(url, api_key=api_key)
@@ -426,11 +449,13 @@ class Runtime:
             if ndt:
                 pts.append((ndt, c.summary.tau, c.summary.median_tok_s))
         tax, src = session_verify_tax(pts)
+        if tax is None:
+            tax, src = self.default_verify_tax_ms()
         depth = info.spec.num_draft_tokens if fam == "dflash" else info.spec.num_steps
         after = flip.after.drafter
         new_depth = after.draft_tokens if fam == "dflash" else after.steps
         fc = forecast(s.per_position_acceptance, depth, s.median_tok_s, s.tau, [new_depth], verify_tax_ms=tax,
-                      tax_source=src if tax is not None else None, cell_dir=base.cell_dir)
+                      tax_source=src, cell_dir=base.cell_dir)
         note = f"cell '{base.label}' (n={s.n_included}, {base.prompt_set})"
         if base.label == "anchor":
             note += " — the short anchor set; a cell at your target workload forecasts better"

@@ -56,6 +56,9 @@ class CellResult:
     ttft_s: list[float] = field(default_factory=list)
     tau: list[float] = field(default_factory=list)
     step_ms: list[float] = field(default_factory=list)
+    hists: list[list[int]] = field(default_factory=list)  #: spec_correct_drafts_histogram per request (tok_s order)
+    first_tokens: list[int] = field(default_factory=list)  #: tokens of the first output (tok_s order)
+    completion_tokens: list[int] = field(default_factory=list)
     max_total_num_tokens: int = 0
     makespan_s: float = 0.0  #: first arrival to last finish
     total_tokens: int = 0
@@ -138,6 +141,9 @@ def run_cell(arm: str, domain: str, *, prompt_tokens: int = 10_000, max_tokens: 
             if span > 0:
                 res.tok_s.append((outs[-1].completion_tokens - first.completion_tokens) / span)
                 res.step_ms.append(1000.0 * span / max(1, len(outs) - 1))
+                res.hists.append(list(r.spec_hist))
+                res.first_tokens.append(first.completion_tokens)
+                res.completion_tokens.append(outs[-1].completion_tokens)
             res.ttft_s.append(first.model_time_s - r.arrival_s)
             if r.spec_verify_ct:
                 res.tau.append(1.0 + r.spec_num_correct_drafts / r.spec_verify_ct)

@@ -48,6 +48,9 @@ def badge_text(state: RuntimeState) -> Text:
     if state.simulated:
         t.append(" ")
         t.append(" SIMULATED ", style="bold black on magenta")
+        if state.sim_time_scale and state.sim_time_scale != 1:
+            t.append(f" time ×{state.sim_time_scale:g}: client rates read {state.sim_time_scale:g}× faster",
+                     style="magenta")
     return t
 
 

@@ -40,6 +40,7 @@ HISTS = [[2, 3, 3, 4, 5, 5, 8], [3, 2, 4, 4, 6, 4, 7], [1, 4, 3, 5, 4, 6, 8], [2
 class FakeRuntime:
     forecast_for = Runtime.forecast_for  # the real computation over this fake's state
     last_startup_s = Runtime.last_startup_s
+    default_verify_tax_ms = Runtime.default_verify_tax_ms
 
     def __init__(self, observer: Callable[[Event], None], phase: str = "ready") -> None:
         self.observer = observer

@@ -127,6 +127,20 @@ class AdminClient:
         except ValueError as e:
             raise AdminError(str(e)) from None
 
+    async def sim_info(self) -> dict[str, Any] | None:
+        """The engine twin's own `/sim/info` (time scale, node draw, seeds, faults); None on a real server."""
+        try:
+            r = await self._client.get("/sim/info")
+        except httpx.HTTPError:
+            return None
+        if r.status_code != 200:
+            return None
+        try:
+            d = r.json()
+        except ValueError:
+            return None
+        return d if isinstance(d, dict) else None
+
     async def flush_cache(self, retries: int = 20, delay_s: float = 0.5) -> FlushResult:
         """POST /flush_cache, retrying while the server answers 400 (busy: requests running or waiting).
         Resets the radix cache and the server's lifetime speculative counters."""

@@ -150,6 +150,19 @@ class Profile:
         a += list(self.extra_args)
         return a
 
+    def launch_key(self) -> tuple[str, ...]:
+        """The flags that define the arm (everything but where it listens): equal keys = same server config."""
+        f = self.server_flags()
+        out: list[str] = []
+        i = 0
+        while i < len(f):
+            if f[i] in ("--host", "--port"):
+                i += 2
+                continue
+            out.append(f[i])
+            i += 1
+        return tuple(out)
+
     def argv(self, api_key: str | None = None, sim: bool | None = None) -> list[str]:
         """The exact argv to exec: `<python> -m sglang.launch_server <flags>` or the twin's."""
         use_sim = self.is_sim if sim is None else sim

@@ -38,6 +38,7 @@ def histogram_strip(values: Sequence[float], width: int, lo: float | None = None
     vals = sorted(values)
     if len(vals) < 2 or width < 8:
         return None
+    lo_given, hi_given = lo, hi
     lo = vals[0] if lo is None else lo
     hi = vals[-1] if hi is None else hi
     span = (hi - lo) or 1.0

@@ -1,0 +1,56 @@
+"""`serving-console pair` on the twin: legs A B A with relaunches and anchors, verdict with CI, forecast kept
+beside the measurement, and `report` recomputing the same figures from the rows."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_pair_d6_vs_d7_headless_and_report_recomputes(tmp_path):
+    cmd = [sys.executable, "-m", "console.cli", "pair", "--a", "k26-eagle3-d6", "--b", "k26-eagle3-d7", "--prompts",
+           "health", "--n", "4", "--max-tokens", "96", "--sim", "--sim-time-scale", "4", "--json",
+           "--sessions", str(tmp_path)]
+    p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stderr[-2000:]
+    out = json.loads(p.stdout)["pair"]
+    for k in ("a_median_tok_s", "b_median_tok_s", "delta_pct", "ci95_pct", "a_anchor_tok_s", "b_anchor_tok_s",
+              "drift_pct", "verdict", "a_n", "b_n"):
+        assert out[k] is not None, k
+    assert (out["a_n"], out["b_n"]) == (8, 4)
+    assert len(out["a_anchor_tok_s"]) == 2 and len(out["b_anchor_tok_s"]) == 1  # each launch anchored
+    lo, hi = out["ci95_pct"]
+    assert lo <= out["delta_pct"] <= hi
+    assert out["verdict"].startswith(("B faster", "B slower", "no difference resolved"))
+    fvm = out["forecast_vs_measured"]
+    assert fvm["depth"] == 7 and fvm["predicted_tok_s"] > 0
+    d = Path(out["dir"])
+    doc = json.loads((d / "pair.json").read_text())
+    assert [leg["arm"] for leg in doc["legs"]] == ["A", "B", "A"]
+    assert (d / "report.md").read_text().startswith("# Pair: k26-eagle3-d6 (A) vs k26-eagle3-d7 (B)")
+    r = subprocess.run([sys.executable, "-m", "console.cli", "report", str(d), "--json"], cwd=REPO,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["pair"]["delta_pct"] == pytest.approx(out["delta_pct"])
+    assert rep["pair"]["ci95_pct"] == pytest.approx(out["ci95_pct"])
+    assert rep["pair"]["verdict"] == out["verdict"]
+
+
+def test_same_flags_interleave_on_one_server(tmp_path):
+    cmd = [sys.executable, "-m", "console.cli", "pair", "--a", "k26-eagle3-d6", "--b", "k26-eagle3-d6", "--prompts",
+           "health", "--b-temperature", "0", "--n", "3", "--max-tokens", "48", "--sim", "--sim-time-scale", "4",
+           "--json", "--sessions", str(tmp_path)]
+    p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    out = json.loads(p.stdout)["pair"]
+    assert out["interleaved"] is True and (out["a_n"], out["b_n"]) == (3, 3)
+    d = Path(out["dir"])
+    assert len(list(d.glob("engine-*.log"))) == 1  # one launch only
