@@ -6,6 +6,7 @@ Exit codes:
     2   bad input: usage, profile, prompt set, URL, flag rejected by the engine catalogue
     3   the engine failed to start or died
     4   the server could not be reached (attach)
+    5   preflight refused the launch (port bound, foreign GPU processes, missing paths); --force overrides
     130 interrupted (Ctrl-C)
 """
 
@@ -19,10 +20,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_ENGINE, EXIT_CONNECT, EXIT_INTERRUPT = 0, 1, 2, 3, 4, 130
+EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_ENGINE, EXIT_CONNECT, EXIT_PREFLIGHT, EXIT_INTERRUPT = 0, 1, 2, 3, 4, 5, 130
 DEFAULT_PROFILE = "k26-eagle3-d6"
 
-EPILOG = """exit codes: 0 ok · 1 nothing measured · 2 bad input · 3 engine failed/died · 4 server unreachable · 130 interrupted
+EPILOG = """exit codes: 0 ok · 1 nothing measured · 2 bad input · 3 engine failed/died · 4 server unreachable
+            5 preflight refused the launch (--force overrides) · 130 interrupted
 run `serving-console COMMAND -h` for a command's options."""
 
 
@@ -44,6 +46,8 @@ def _target_args(p: argparse.ArgumentParser, default_sim: bool = False) -> None:
     p.add_argument("--sim-arg", action="append", default=[], metavar="ARG",
                    help="(twin) extra twin flag, repeatable, e.g. --sim-arg=--sim-node-seed=3")
     p.add_argument("--sessions", type=Path, default=None, help="sessions directory (default ./sessions)")
+    p.add_argument("--force", action="store_true",
+                   help="launch even when preflight finds errors (port bound, foreign GPU processes, missing paths)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -91,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     pa.add_argument("--sim-time-scale", type=float, default=None, metavar="S")
     pa.add_argument("--sim-arg", action="append", default=[], metavar="ARG")
     pa.add_argument("--sessions", type=Path, default=None)
+    pa.add_argument("--force", action="store_true", help="launch even when preflight finds errors")
     pa.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
     fo = sub.add_parser("forecast", help="price other draft depths from a measured cell (verify-tax model)")
@@ -105,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     la.add_argument("--dry-run", action="store_true", help="print the exact argv and exit")
     la.add_argument("--sim", action="store_true", help="the twin's argv instead of the profile's engine")
     la.add_argument("--sessions", type=Path, default=None)
+    la.add_argument("--force", action="store_true", help="launch even when preflight finds errors")
 
     c = sub.add_parser("check", help="validate a profile against the engine's flag catalogue (fail-closed)")
     c.add_argument("profile")
@@ -147,13 +153,14 @@ def _make_runtime(args: argparse.Namespace, observer=None, session_dir: Path | N
     if args.attach:
         return Runtime(attach_url=args.attach, api_key=_api_key_from_env(args.api_key_env),
                        sessions=args.sessions, observer=observer, session_dir=session_dir)
+    force = getattr(args, "force", False)
     sim = args.sim
     prof_name = args.profile
     if prof_name is None:
         prof_name, sim = DEFAULT_PROFILE, True
     prof = resolve_profile(prof_name)
     return Runtime(profile=prof, sim=sim, sim_args=_sim_args(args) if (sim or prof.is_sim) else [],
-                   sessions=args.sessions, observer=observer, session_dir=session_dir)
+                   sessions=args.sessions, observer=observer, session_dir=session_dir, force=force)
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
@@ -242,6 +249,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
             progress.update(task, completed=ev.data["done"], median=f"median {med:.1f} tok/s" if med else "")
         elif ev.kind == "died":
             say(f"[red]{ev.data['text']}[/red]")
+        elif ev.kind == "preflight":
+            say(f"[{'red' if ev.data['severity'] == 'error' else 'yellow'}]preflight {ev.data['severity']}: "
+                f"{ev.data['text']}[/]")
 
     async def go() -> tuple[int, Path | None]:
         rt = _make_runtime(args, observer, session_dir=session_dir)
@@ -347,7 +357,11 @@ def cmd_launch(args: argparse.Namespace) -> int:
         if not res.ok:
             _err(res.message)
             return EXIT_USAGE
-        print(shlex.join(redact_argv(prof.argv(api_key=key))))
+        argvs = prof.node_argvs(api_key=key)
+        for rank, argv in enumerate(argvs):
+            prefix = f"# node rank {rank}{' (serves HTTP; readiness read here)' if rank == 0 else ''}\n" \
+                if len(argvs) > 1 else ""
+            print(prefix + shlex.join(redact_argv(argv)))
         return EXIT_OK
     from console.core.runtime import Runtime
     from rich.console import Console
@@ -367,7 +381,7 @@ def cmd_launch(args: argparse.Namespace) -> int:
             out.print(f"[red]{ev.data['text']}[/red]")
 
     async def go() -> int:
-        rt = Runtime(profile=prof, sessions=args.sessions, observer=observer)
+        rt = Runtime(profile=prof, sessions=args.sessions, observer=observer, force=args.force)
         try:
             await rt.start()
             while rt.state.phase == "ready":
@@ -476,7 +490,7 @@ def cmd_pair(args: argparse.Namespace) -> int:
 
     async def go():
         rt = Runtime(profile=a, sim=args.sim, sim_args=sim_args if (args.sim or a.is_sim) else [],
-                     sessions=args.sessions, session_slug=f"pair-{a.name}-vs-{b.name}",
+                     sessions=args.sessions, session_slug=f"pair-{a.name}-vs-{b.name}", force=args.force,
                      observer=lambda ev: err.print(f"[red]{ev.data['text']}[/red]") if ev.kind == "died" else None)
         try:
             await rt.start()
@@ -528,11 +542,15 @@ def main(argv: list[str] | None = None) -> int:
     from console.core.engine.admin import AdminError
     from console.core.launch.process import EngineDied, EngineTimeout
     from console.core.launch.profile import ProfileError
+    from console.core.runtime import PreflightRefused
     from console.core.workload.prompts import PromptSetError
     try:
         return COMMANDS[args.cmd](args)
     except KeyboardInterrupt:
         return EXIT_INTERRUPT
+    except PreflightRefused as e:
+        _err(str(e))
+        return EXIT_PREFLIGHT
     except (EngineDied, EngineTimeout) as e:
         _err(str(e))
         return EXIT_ENGINE

@@ -24,8 +24,10 @@ from console.core.engine.metrics import MetricsSnapshot
 from console.core.engine.server_info import ServerInfo
 from console.core.engine.stream import StreamClient
 from console.core.launch.logparse import StartupProgress
+from console.core.launch.history import launch_history
+from console.core.launch.preflight import has_errors, preflight
 from console.core.launch.process import EngineDied, EngineProcess, EngineTimeout
-from console.core.launch.profile import Profile, redact_argv
+from console.core.launch.profile import Profile, profile_from_server_info, profile_to_toml, redact_argv
 from console.core.measure import stats
 from console.core.measure.cell import CellProtocol, CellResult, run_cell
 from console.core.measure.records import RequestRecord
@@ -101,6 +103,14 @@ class RuntimeState:
     cells_done: list[CellProgress] = field(default_factory=list)
     arms: list[ArmRecord] = field(default_factory=list)
     relaunching: bool = False
+    preflight: list[Any] = field(default_factory=list)
+    previous_startup_s: float | None = None
+    """Wall time of the previous launch of the same arm (launch history), for elapsed/remaining."""
+    previous_phases: dict[str, float] = field(default_factory=dict)
+    workers: list[str] = field(default_factory=list)
+    """Worker URLs when attached to an SGLang model gateway (router)."""
+    derived_profile: str | None = None
+    """Path of the profile derived from /server_info on attach (session dir)."""
     sim_time_scale: float | None = None
     """The twin's --sim-time-scale S (client-timed rates read S× faster); None on a real server."""
     sim_info: dict[str, Any] | None = None
@@ -135,6 +145,7 @@ class Runtime:
         ready_timeout_s: float = 3600.0,
         session_slug: str | None = None,
         session_dir: Path | None = None,
+        force: bool = False,
     ) -> None:
         if (profile is None) == (attach_url is None):
             raise ValueError("give a profile to launch or a URL to attach to (exactly one)")
@@ -149,9 +160,13 @@ class Runtime:
         self.session_slug = session_slug
         self.session_dir = session_dir
         """An existing session to continue (resume) instead of creating a new one."""
+        self.force = force
+        """Launch even when preflight finds errors (port bound, foreign GPU processes, missing paths)."""
         self.state = RuntimeState()
         self.monitor = LiveMonitor()
         self.engine: EngineProcess | None = None
+        self.node_engines: list[EngineProcess] = []
+        """Ranks 1..N−1 of a multi-node launch (rank 0 is `engine` and serves HTTP)."""
         self.session: Session | None = None
         self.admin: AdminClient | None = None
         self.stream: StreamClient | None = None
@@ -199,8 +214,16 @@ class Runtime:
             raise
         self._have_server(info)
         await self._read_sim_info()
+        self.state.workers = await self.admin.workers() or []  # type: ignore[union-attr]
+        derived = profile_from_server_info(info, url)
+        path = self.session.dir / f"{derived.name}.toml"  # type: ignore[union-attr]
+        path.write_text(profile_to_toml(derived))
+        self.state.derived_profile = str(path)
+        self.state.profile_name = f"{derived.name}" + (f" (gateway, {len(self.state.workers)} workers)"
+                                                       if self.state.workers else "")
+        self.session.update_meta(attached=url, engine_version=info.version,  # type: ignore[union-attr]
+                                 workers=self.state.workers, derived_profile=path.name)
         self.state.phase = "attached"
-        self.session.update_meta(attached=url, engine_version=info.version)  # type: ignore[union-attr]
         self._emit("attached", server=info)
         self._start_telemetry()
 
@@ -211,9 +234,24 @@ class Runtime:
         if prof.is_sim and port_in_use(prof.host, prof.port):
             prof = replace(prof, port=free_port())
             self.profile = prof
-        argv = prof.argv(api_key=api_key) + (self.sim_args if prof.is_sim else [])
+        argvs = prof.node_argvs(api_key=api_key, extra=self.sim_args if prof.is_sim else [])
+        argv = argvs[0]
         shown = redact_argv(argv)
         log = self.session.engine_log_path()
+        issues = await asyncio.to_thread(preflight, prof, log_dir=self.session.dir, snapshot=self.state.gpu,
+                                         own_pids=self.nvml.own_pids)
+        self.state.preflight = issues
+        for issue in issues:
+            self._emit("preflight", severity=issue.severity, text=issue.message)
+        if has_errors(issues) and not self.force:
+            first = next(i for i in issues if i.severity == "error")
+            self.state.phase = "error"
+            self.state.error = f"preflight refused the launch: {first.message} (--force launches anyway)"
+            self._emit("error", text=self.state.error)
+            raise PreflightRefused(self.state.error)
+        hist = launch_history(self.sessions_root).get(prof)
+        self.state.previous_startup_s = hist.get("total_s") if hist else None
+        self.state.previous_phases = dict(hist.get("phases") or {}) if hist else {}
         self.state.mode = "launch"
         self.state.phase = "launching"
         self.state.profile_name = prof.name
@@ -224,10 +262,15 @@ class Runtime:
         self.state.startup_started = time.monotonic()
         self.engine = EngineProcess(argv, log, env=prof.env or None, tp=prof.tp, has_draft=prof.drafter.enabled,
                                     display_argv=shown)
+        self.node_engines = [EngineProcess(a, log.with_name(f"{log.stem}-rank{r}.log"), env=prof.env or None,
+                                           tp=prof.tp, has_draft=prof.drafter.enabled, display_argv=redact_argv(a))
+                             for r, a in enumerate(argvs[1:], 1)]
         self.session.add_arm({"profile": prof.name, "argv": shown, "log": log.name, "launched_utc": time.time()})
         self._emit("launching", argv=shown, log_path=str(log))
         try:
             self.engine.start()
+            for ne in self.node_engines:
+                ne.start()
             self.state.engine_pid = self.engine.pid
             self.nvml.own_pids = {self.engine.pid} if self.engine.pid else set()
             self._connect(prof.base_url, api_key)
@@ -238,7 +281,7 @@ class Runtime:
                 self._emit("startup", progress=p)
 
             await self.engine.wait_ready(self.admin.ready, timeout_s=self.ready_timeout_s,  # type: ignore[union-attr]
-                                         on_progress=progress)
+                                         on_progress=progress, also=self.node_engines)
         except (EngineDied, EngineTimeout) as e:
             self.state.phase = "dead"
             msg = f"engine died (code {e.returncode}): {e.error_line or 'no error line'}" \
@@ -247,11 +290,15 @@ class Runtime:
             self._emit("died", text=msg, log_path=str(log))
             if self.engine is not None:
                 self.engine.stop(timeout_s=5)
+            for ne in self.node_engines:
+                ne.stop(timeout_s=5)
             raise
         info = await self.admin.server_info()  # type: ignore[union-attr]
         self._have_server(info)
         await self._read_sim_info()
         self.state.phase = "ready"
+        if self.state.startup is not None and self.state.startup_elapsed_s:
+            launch_history(self.sessions_root).record(prof, self.state.startup_elapsed_s, self.state.startup)
         self.session.update_meta(engine_version=info.version)
         self.state.arms.append(ArmRecord(profile=prof.name, label=info.spec.label(),
                                          kv_capacity_tokens=info.max_total_num_tokens,
@@ -297,8 +344,10 @@ class Runtime:
         tick = 0
         while True:
             try:
-                if self.engine is not None and self.state.phase == "ready" and not self.engine.alive:
-                    reason = self.engine.death_reason()
+                dead = next((e for e in [self.engine, *self.node_engines] if e is not None and not e.alive), None)
+                if self.engine is not None and self.state.phase == "ready" and dead is not None:
+                    reason = dead.death_reason() if dead is self.engine else \
+                        f"node rank {self.node_engines.index(dead) + 1}: {dead.death_reason()}"
                     self.state.phase = "dead"
                     self.state.error = reason
                     self._emit("died", text=reason, log_path=str(self.engine.log_path))
@@ -508,7 +557,11 @@ class Runtime:
                     await c.aclose()
             if self.engine is not None:
                 await asyncio.to_thread(self.engine.stop)
+            for ne in self.node_engines:
+                await asyncio.to_thread(ne.stop)
             self.profile = profile.with_sim() if self.state.simulated and not profile.is_sim else profile
+            if self.session is not None:  # the flipped arm, as a profile file, for reproduction
+                (self.session.dir / f"{profile.name}.toml").write_text(profile_to_toml(profile))
             self.state.server = None
             self.state.metrics = None
             self.state.error = None
@@ -536,6 +589,8 @@ class Runtime:
                     pass
         if self.engine is not None:
             await asyncio.to_thread(self.engine.stop)
+        for ne in self.node_engines:
+            await asyncio.to_thread(ne.stop)
         self.nvml.close()
         if self.state.phase != "dead":
             self.state.phase = "stopped"
@@ -554,6 +609,10 @@ def _spec_dict(info: ServerInfo | None) -> dict[str, Any] | None:
         return None
     return {"algorithm": info.spec.algorithm, "num_steps": info.spec.num_steps, "topk": info.spec.topk,
             "num_draft_tokens": info.spec.num_draft_tokens, "draft_model_path": info.spec.draft_model_path}
+
+
+class PreflightRefused(RuntimeError):
+    """Preflight found errors and `force` is off; the message is one line naming the thing and the fix."""
 
 
 class ResumeError(ValueError):

@@ -62,6 +62,9 @@ def server_panel(state: RuntimeState) -> RenderableType:
     t.add_row("profile", state.profile_name or "—")
     t.add_row("status", badge_text(state))
     t.add_row("url", state.base_url or "—")
+    if state.workers:
+        t.add_row("gateway", f"{len(state.workers)} worker(s): " + ", ".join(state.workers[:3])
+                  + (" …" if len(state.workers) > 3 else ""))
     if s is not None:
         t.add_row("engine", f"sglang {s.version or '?'} · TP {s.tp_size or '?'}" + (f" · DP {s.dp_size}" if (s.dp_size or 1) > 1 else "")
                   + (" · metrics on" if s.enable_metrics else " · metrics OFF"))
@@ -262,13 +265,26 @@ def startup_panel(state: RuntimeState, width: int = 40) -> RenderableType:
     if state.argv:
         parts.append(Text(" ".join(state.argv), style="dim", overflow="fold"))
     if p is None:
-        parts.append(Text("starting the engine process…", style="dim"))
+        for issue in state.preflight:
+            parts.append(Text(f"preflight {issue.severity}: {issue.message}",
+                              style="red" if issue.severity == "error" else "yellow"))
+        if state.error:
+            parts.append(Text(state.error, style="bold red"))
+            parts.append(Text("q: quit", style="red"))
+        else:
+            parts.append(Text("starting the engine process…", style="dim"))
         return Group(*parts)
-    frac = p.fraction()
     el = state.startup_elapsed_s
+    prev = state.previous_startup_s
+    frac = min(0.99, el / prev) if (prev and el is not None and not p.ready) else p.fraction()
     line = Text()
     line.append(bar(frac, width), style="green")
     line.append(f" {frac * 100:4.0f}%  elapsed {num(el, '.1f', ' s')}", style="")
+    if prev:
+        left = max(0.0, prev - (el or 0.0))
+        line.append(f"  · previous launch of this arm {prev:.1f} s · ~{left:.1f} s remaining", style="dim")
+    else:
+        line.append("  · first launch of this arm here: no ETA yet", style="dim")
     parts.append(line)
     t = Table.grid(padding=(0, 1))
     t.add_column(no_wrap=True)
@@ -279,7 +295,13 @@ def startup_panel(state: RuntimeState, width: int = 40) -> RenderableType:
         dur = ""
         if ph.started_at is not None and ph.ended_at is not None:
             dur = f" ({ph.ended_at - ph.started_at:.1f} s)"
+        was = state.previous_phases.get(ph.key)
+        if was is not None:
+            dur += f"  [last time {was:.1f} s]"
         t.add_row(icons[ph.status], ph.label, (ph.detail or "") + dur)
+    for issue in state.preflight:
+        parts.append(Text(f"preflight {issue.severity}: {issue.message}",
+                          style="red" if issue.severity == "error" else "yellow"))
     parts.append(t)
     if p.error_line or state.error:
         parts.append(Text(state.error or p.error_line or "", style="bold red"))

@@ -83,12 +83,32 @@ class AdminClient:
             raise AdminError(f"{self.base_url}{path}: HTTP {r.status_code} {r.text.strip()[:120]}")
 
     async def ready(self) -> bool:
-        """True when `/ready` answers 200 (warm and serving); False on 503 or no connection."""
+        """True when `/ready` answers 200 (warm and serving); False on 503 or no connection. An SGLang model
+        gateway (router) answers `/readiness` instead; it is asked when `/ready` is 404."""
         try:
             r = await self._client.get("/ready")
+            if r.status_code == 404:
+                r = await self._client.get("/readiness")
         except httpx.HTTPError:
             return False
         return r.status_code == 200
+
+    async def workers(self) -> list[str] | None:
+        """Worker URLs behind an SGLang model gateway (`GET /workers`); None for a plain server."""
+        try:
+            r = await self._client.get("/workers", headers=self._auth)
+        except httpx.HTTPError:
+            return None
+        if r.status_code != 200:
+            return None
+        try:
+            d = r.json()
+        except ValueError:
+            return None
+        ws = d.get("workers") if isinstance(d, dict) else None
+        if not isinstance(ws, list):
+            return None
+        return [w["url"] for w in ws if isinstance(w, dict) and isinstance(w.get("url"), str)]
 
     async def server_info(self) -> ServerInfo:
         r = await self._get("/server_info")
@@ -96,8 +116,19 @@ class AdminClient:
             r = await self._get("/get_server_info")
         self._check(r, "/server_info")
         try:
-            return ServerInfo.parse(r.json())
+            body = r.json()
         except (ValueError, json.JSONDecodeError) as e:
+            raise AdminError(f"{self.base_url}/server_info: unexpected body ({e})") from None
+        if isinstance(body, list):  # a gateway may answer one entry per worker: the first worker speaks for all
+            body = next((x for x in body if isinstance(x, dict)), None)
+        if isinstance(body, dict) and "version" not in body and "max_total_num_tokens" not in body:
+            ws = await self.workers()
+            if ws:  # a gateway whose own /server_info is not SGLang's: ask the first worker directly
+                async with AdminClient(ws[0], api_key=self._auth.get("Authorization", "")[7:] or None) as w:
+                    return await w.server_info()
+        try:
+            return ServerInfo.parse(body)
+        except ValueError as e:
             raise AdminError(f"{self.base_url}/server_info: unexpected body ({e})") from None
 
     async def model_info(self) -> dict[str, Any]:
@@ -116,7 +147,14 @@ class AdminClient:
         return r.json()
 
     async def metrics_text(self) -> str:
+        """SGLang's exposition: `/metrics`, or a gateway's `/engine_metrics` (its own /metrics has no sglang:
+        families)."""
         r = await self._get("/metrics", auth=False)
+        if r.status_code == 200 and "sglang:" in r.text:
+            return r.text
+        alt = await self._get("/engine_metrics", auth=False)
+        if alt.status_code == 200 and "sglang:" in alt.text:
+            return alt.text
         self._check(r, "/metrics")
         return r.text
 

@@ -188,14 +188,21 @@ class EngineProcess:
         timeout_s: float = 3600.0,
         poll_s: float = 0.1,
         on_progress: Callable[[StartupProgress], None] | None = None,
+        also: list["EngineProcess"] | None = None,
     ) -> StartupProgress:
         """Poll `ready()` (an async callable returning True on `/ready` 200) every `poll_s` while
-        tailing the log; raise `EngineDied` as soon as the child exits, `EngineTimeout` after `timeout_s`."""
+        tailing the log; raise `EngineDied` as soon as the child (or one of `also`, the other node ranks)
+        exits, `EngineTimeout` after `timeout_s`."""
         t0 = time.monotonic()
         while True:
             prog = self.read_log()
             if on_progress is not None:
                 on_progress(prog)
+            for other in also or ():
+                if not other.alive:
+                    other.read_log()
+                    other.parser.finish()
+                    raise EngineDied(other.returncode, other.death_reason(), other.log_path)
             if not self.alive:
                 self.read_log()
                 self.parser.finish()

@@ -75,6 +75,13 @@ class Profile:
     anchor_reference_tok_s: float | None = None
     sim_args: tuple[str, ...] = ()
     """Extra twin-only flags used when this profile runs on the twin (e.g. --sim-node-seed 3)."""
+    template: tuple[str, ...] = ()
+    """Command template to launch on another host (ssh/srun/docker): `{argv}` as its own item splices the engine
+    argv, `{argv_shell}` inserts it shell-quoted as one string (for ssh), `{host}` and `{node_rank}` per node."""
+    hosts: tuple[str, ...] = ()
+    """One host per node rank for `{host}` (multi-node); default: server.host."""
+    dist_init_addr: str | None = None
+    """host:port of rank 0 for torch.distributed (required when model.nnodes > 1)."""
 
     @property
     def is_sim(self) -> bool:
@@ -163,12 +170,112 @@ class Profile:
             i += 1
         return tuple(out)
 
-    def argv(self, api_key: str | None = None, sim: bool | None = None) -> list[str]:
-        """The exact argv to exec: `<python> -m sglang.launch_server <flags>` or the twin's."""
+    def argv(self, api_key: str | None = None, sim: bool | None = None, extra: list[str] | tuple = ()) -> list[str]:
+        """The exact argv to exec for rank 0: `<python> -m sglang.launch_server <flags>` (or the twin's),
+        wrapped in the profile's command template when it has one."""
+        return self.node_argvs(api_key, sim, extra)[0]
+
+    def node_argvs(self, api_key: str | None = None, sim: bool | None = None,
+                   extra: list[str] | tuple = ()) -> list[list[str]]:
+        """One argv per node rank (one for a single node): `--nnodes`, `--node-rank` and `--dist-init-addr` per
+        rank, each wrapped in the command template. Rank 0 serves HTTP; readiness is read from it."""
         use_sim = self.is_sim if sim is None else sim
-        if use_sim:
-            return [sys.executable, "-m", "console.sim", *self.server_flags(api_key), *self.sim_args]
-        return [self.engine_python, "-m", "sglang.launch_server", *self.server_flags(api_key)]
+        flags = self.server_flags(api_key)
+        out = []
+        for rank in range(self.nnodes):
+            node = ["--node-rank", str(rank), "--dist-init-addr", self.dist_init_addr] \
+                if self.nnodes > 1 and self.dist_init_addr else []
+            if use_sim:
+                base = [sys.executable, "-m", "console.sim", *flags, *node, *self.sim_args, *extra]
+            else:
+                base = [self.engine_python, "-m", "sglang.launch_server", *flags, *node, *extra]
+            out.append(self._wrap(base, rank))
+        return out
+
+    def _wrap(self, argv: list[str], rank: int) -> list[str]:
+        if not self.template:
+            return argv
+        import shlex
+        host = self.hosts[rank] if rank < len(self.hosts) else self.host
+        out: list[str] = []
+        for item in self.template:
+            if item == "{argv}":
+                out.extend(argv)
+            else:
+                out.append(item.replace("{argv_shell}", shlex.join(argv)).replace("{host}", host)
+                           .replace("{node_rank}", str(rank)))
+        return out
+
+
+def profile_from_server_info(info, url: str, name: str | None = None) -> "Profile":
+    """The arm a running server is serving, read back from its resolved `/server_info` (attach)."""
+    import httpx
+    u = httpx.URL(url if "://" in url else "http://" + url)
+    sp = info.spec
+    fam = "none"
+    if sp.enabled:
+        fam = {"EAGLE3": "eagle3", "EAGLE": "eagle", "NEXTN": "eagle", "DFLASH": "dflash", "NGRAM": "ngram",
+               "STANDALONE": "standalone"}.get(str(sp.algorithm).upper(), "none")
+    model = (info.model_path or "").removeprefix("sim:")
+    if fam == "none":
+        dr = Drafter()
+    elif fam == "dflash":
+        dr = Drafter(family=fam, model=sp.draft_model_path, draft_tokens=sp.num_draft_tokens)
+    else:
+        dr = Drafter(family=fam, model=sp.draft_model_path, steps=sp.num_steps, topk=sp.topk,
+                     draft_tokens=sp.num_draft_tokens)
+    return Profile(name=name or f"attached-{u.host}-{u.port or 80}", path=None,
+                   description=f"derived from {url}/server_info (sglang {info.version})", engine_python="python3",
+                   model_path=model or "?", tp=info.tp_size or 1, dp=info.dp_size or 1,
+                   trust_remote_code=bool(info.raw.get("trust_remote_code")), drafter=dr,
+                   kv_cache_dtype=info.kv_cache_dtype or "auto", mem_fraction_static=info.mem_fraction_static,
+                   host=u.host or "127.0.0.1", port=u.port or 80, enable_metrics=info.enable_metrics)
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    import json
+    return json.dumps(str(v))
+
+
+def profile_to_toml(p: "Profile") -> str:
+    """A profile file equivalent to `p` (what `load_profile` reads back); secrets are never written."""
+    sections: list[tuple[str, dict]] = [
+        ("", {"name": p.name, "description": p.description}),
+        ("engine", {"python": p.engine_python, "template": list(p.template) or None, "hosts": list(p.hosts) or None}),
+        ("model", {"path": p.model_path, "tp": p.tp, "dp": p.dp, "nnodes": p.nnodes,
+                   "trust_remote_code": p.trust_remote_code, "context_length": p.context_length,
+                   "dist_init_addr": p.dist_init_addr}),
+        ("drafter", {"family": p.drafter.family, "model": p.drafter.model, "steps": p.drafter.steps,
+                     "topk": p.drafter.topk, "draft_tokens": p.drafter.draft_tokens}),
+        ("kv", {"dtype": p.kv_cache_dtype, "mem_fraction_static": p.mem_fraction_static}),
+        ("server", {"host": p.host, "port": p.port, "enable_metrics": p.enable_metrics,
+                    "served_model_name": p.served_model_name, "api_key_env": p.api_key_env,
+                    "api_key_file": p.api_key_file, "extra_args": list(p.extra_args) or None,
+                    "max_running_requests": p.max_running_requests}),
+        ("node", {"usd_per_hour": p.node_usd_per_hour, "label": p.node_label or None}),
+        ("anchor", {"prompts": p.anchor_prompts, "reference_tok_s": p.anchor_reference_tok_s}),
+        ("sim", {"args": list(p.sim_args) or None}),
+    ]
+    out: list[str] = []
+    for sec, kv in sections:
+        items = [(k, v) for k, v in kv.items() if v is not None]
+        if sec == "drafter" and p.drafter.family == "none":
+            items = [("family", "none")]
+        if not items:
+            continue
+        if sec:
+            out.append(f"\n[{sec}]")
+        out += [f"{k} = {_toml_value(v)}" for k, v in items]
+    if p.env:
+        out.append("\n[env]")
+        out += [f"{k} = {_toml_value(v)}" for k, v in p.env.items()]
+    return "\n".join(out).lstrip("\n") + "\n"
 
 
 def redact_argv(argv: list[str]) -> list[str]:
@@ -195,9 +302,10 @@ def redact_argv(argv: list[str]) -> list[str]:
 
 _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], str]]] = {
     "": {"name": (str, "name"), "description": (str, "description")},
-    "engine": {"python": (str, "engine_python")},
+    "engine": {"python": (str, "engine_python"), "template": (list, "template"), "hosts": (list, "hosts")},
     "model": {"path": (str, "model_path"), "tp": (int, "tp"), "dp": (int, "dp"), "nnodes": (int, "nnodes"),
-              "trust_remote_code": (bool, "trust_remote_code"), "context_length": (int, "context_length")},
+              "trust_remote_code": (bool, "trust_remote_code"), "context_length": (int, "context_length"),
+              "dist_init_addr": (str, "dist_init_addr")},
     "drafter": {"family": (str, "family"), "model": (str, "model"), "steps": (int, "steps"), "topk": (int, "topk"),
                 "draft_tokens": (int, "draft_tokens")},
     "kv": {"dtype": (str, "kv_cache_dtype"), "mem_fraction_static": ((float, int), "mem_fraction_static")},
@@ -274,6 +382,16 @@ def validate(p: Profile) -> None:
         raise ProfileError(f"{w}: kv.dtype {p.kv_cache_dtype!r} is not one of {', '.join(KV_DTYPES)}")
     if p.mem_fraction_static is not None and not (0.0 < p.mem_fraction_static < 1.0):
         raise ProfileError(f"{w}: kv.mem_fraction_static must be in (0, 1), got {p.mem_fraction_static}")
+    if p.nnodes > 1 and not p.dist_init_addr:
+        raise ProfileError(f"{w}: model.nnodes = {p.nnodes} needs model.dist_init_addr (rank 0's host:port, e.g. "
+                           f"\"node-a:5000\")")
+    if p.nnodes > 1 and not p.template:
+        raise ProfileError(f"{w}: model.nnodes = {p.nnodes} needs engine.template to start the other nodes "
+                           f"(e.g. [\"ssh\", \"-tt\", \"{{host}}\", \"{{argv_shell}}\"]) and engine.hosts")
+    if p.nnodes > 1 and len(p.hosts) not in (0, p.nnodes):
+        raise ProfileError(f"{w}: engine.hosts has {len(p.hosts)} entries for model.nnodes = {p.nnodes}; give one per node")
+    if p.template and not any(x in ("{argv}",) or "{argv_shell}" in x for x in p.template):
+        raise ProfileError(f"{w}: engine.template must contain \"{{argv}}\" (spliced) or \"{{argv_shell}}\" (quoted)")
     if p.api_key_env and p.api_key_file:
         raise ProfileError(f"{w}: set only one of server.api_key_env and server.api_key_file")
     d = p.drafter
