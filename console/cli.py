@@ -316,16 +316,22 @@ def cmd_report(args: argparse.Namespace) -> int:
     from console.core.sessions.report import session_report
     if not args.dir.exists():
         raise ValueError(f"{args.dir}: no such session or cell directory")
-    if (args.dir / "pair.json").exists():
-        from console.core.pair_runner import recompute_pair, report_markdown
-        doc, ps, cmp = recompute_pair(args.dir)
-        stored = doc.get("stats", {}).get("effect", {}).get("point_pct")
+    from console.core.pair_runner import pair_files, recompute_pair, report_markdown
+    pfiles = pair_files(args.dir)
+    if pfiles:
+        out = []
+        for pf in pfiles:
+            doc, ps, cmp = recompute_pair(args.dir, pf)
+            stored = doc.get("stats", {}).get("effect", {}).get("point_pct")
+            if args.json:
+                out.append({**_pair_json(doc, ps, cmp, args.dir), "file": pf.name, "stored_delta_pct": stored})
+            else:
+                Console().print(report_markdown(doc, ps, cmp, args.dir))
+                if stored is not None:
+                    Console().print(f"[dim]{pf.name}: recomputed from the legs' rows; Δ {ps.effect.point_pct:+.3f}% "
+                                    f"(stored: {stored:+.3f}%)[/dim]")
         if args.json:
-            print(json.dumps({"pair": _pair_json(doc, ps, cmp, args.dir), "stored_delta_pct": stored}))
-        else:
-            Console().print(report_markdown(doc, ps, cmp, args.dir))
-            Console().print(f"[dim]recomputed from the legs' rows; Δ {ps.effect.point_pct:+.3f}% "
-                            f"(stored in pair.json: {stored:+.3f}%)[/dim]" if stored is not None else "")
+            print(json.dumps({"pair": out[0], "pairs": out}))
         return EXIT_OK
     reports = session_report(args.dir)
     if not reports:

@@ -70,6 +70,8 @@ class PairResult:
     forecast: dict[str, Any] | None = None
     comparison: dict[str, Any] | None = None
     doc: dict[str, Any] = field(default_factory=dict)
+    pair_path: Path | None = None
+    report_path: Path | None = None
 
 
 def _depth(p: Profile) -> int | None:
@@ -257,9 +259,29 @@ def _finish(session_dir: Path, spec: PairSpec, legs: list[Leg], fc: dict | None)
     doc["stats"] = ps.to_json()
     doc["forecast_vs_measured"] = cmp
     doc["verdict"] = ps.verdict
-    write_json(session_dir / "pair.json", doc)
-    (session_dir / "report.md").write_text(report_markdown(doc, ps, cmp, session_dir))
-    return PairResult(dir=session_dir, legs=legs, stats=ps, forecast=fc, comparison=cmp, doc=doc)
+    pair_path, report_path = _artifact_names(session_dir)
+    write_json(pair_path, doc)
+    report_path.write_text(report_markdown(doc, ps, cmp, session_dir))
+    return PairResult(dir=session_dir, legs=legs, stats=ps, forecast=fc, comparison=cmp, doc=doc,
+                      pair_path=pair_path, report_path=report_path)
+
+
+def _artifact_names(session_dir: Path) -> tuple[Path, Path]:
+    """pair.json/report.md for a session's first pair; pair-2.json/report-2.md … for later ones."""
+    if not (session_dir / "pair.json").exists():
+        return session_dir / "pair.json", session_dir / "report.md"
+    k = 2
+    while (session_dir / f"pair-{k}.json").exists():
+        k += 1
+    return session_dir / f"pair-{k}.json", session_dir / f"report-{k}.md"
+
+
+def pair_files(session_dir: Path) -> list[Path]:
+    """The session's pair documents in recording order."""
+    d = Path(session_dir)
+    first = [d / "pair.json"] if (d / "pair.json").exists() else []
+    later = sorted(d.glob("pair-*.json"), key=lambda p: int(p.stem.split("-", 1)[1]) if p.stem.split("-", 1)[1].isdigit() else 0)
+    return first + later
 
 
 def _n(v, spec=".1f", unit="") -> str:
@@ -323,11 +345,8 @@ def report_markdown(doc: dict[str, Any], ps: PairStats, cmp: dict | None, base: 
     return "\n".join(lines)
 
 
-def load_pair(session_dir: Path) -> dict[str, Any]:
-    return read_json(Path(session_dir) / "pair.json")
-
-
-def recompute_pair(session_dir: Path) -> tuple[dict[str, Any], PairStats, dict | None]:
-    doc = load_pair(session_dir)
+def recompute_pair(session_dir: Path, pair_path: Path | None = None) -> tuple[dict[str, Any], PairStats, dict | None]:
+    """Re-derive a pair's statistics from its legs' rows (the session's first pair unless `pair_path`)."""
+    doc = read_json(pair_path or Path(session_dir) / "pair.json")
     ps, cmp = compute(doc, Path(session_dir))
     return doc, ps, cmp

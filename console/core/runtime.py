@@ -176,6 +176,10 @@ class Runtime:
 
     # --- events ------------------------------------------------------------------------------
 
+    def emit(self, kind: str, **data: Any) -> None:
+        """Report a happening to the observer (also used by orchestrators such as the pair runner)."""
+        self._emit(kind, **data)
+
     def _emit(self, kind: str, **data: Any) -> None:
         try:
             self.observer(Event(kind, data))

@@ -22,6 +22,7 @@ from console.ui.screens.help import HelpScreen
 from console.ui.screens.logs import LogScreen
 from console.ui.screens.run_cell import RunCellScreen
 from console.ui.screens.flip import FlipScreen
+from console.ui.screens.pair import PairScreen, PairState
 
 RuntimeFactory = Callable[[Callable[[Event], None]], Runtime]
 
@@ -53,6 +54,7 @@ class ConsoleApp(App[int]):
         Binding("right_square_bracket", "flip('depth+')", "depth+", show=False),
         Binding("f", "flip('family')", "drafter"),
         Binding("k", "flip('kv')", "KV dtype"),
+        Binding("p", "pair", "pair"),
         Binding("l", "logs", "logs"),
         Binding("question_mark", "help", "help"),
         Binding("q", "quit_console", "quit"),
@@ -73,6 +75,7 @@ class ConsoleApp(App[int]):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._quitting = False
         self.last_protocol: CellProtocol = HEALTH_CELL
+        self.pair_state = PairState()
 
     # --- layout ------------------------------------------------------------------------------
 
@@ -184,6 +187,8 @@ class ConsoleApp(App[int]):
                 self.submit("anchor", rt.run_anchor())  # relaunches anchor themselves
         elif k == "died":
             self.notify(msg.event.data["text"], title="engine died", severity="error", timeout=30)
+        elif k == "pair_status":
+            self.pair_state.lines.append(msg.event.data["text"])
         elif k == "cell_finished":
             s = msg.event.data["summary"]
             med = f"{s.median_tok_s:.1f} tok/s" if s.median_tok_s is not None else "no usable row"
@@ -194,13 +199,29 @@ class ConsoleApp(App[int]):
     def on_command_failed(self, msg: CommandFailed) -> None:
         if self._quitting:
             return
+        if msg.what == "pair":
+            self.pair_state.running = False
+            self.pair_state.error = f"pair stopped: {msg.text}"
         self.notify(msg.text, title=f"{msg.what} failed", severity="error", timeout=15)
         self.refresh_state()
 
     def on_command_done(self, msg: CommandDone) -> None:
+        if msg.what == "pair":
+            self.pair_state.running = False
+            self.pair_state.result = msg.result
+            if msg.result is not None:
+                self.notify(f"pair: {msg.result.stats.verdict}", timeout=15)
         self.refresh_state()
 
     # --- actions -----------------------------------------------------------------------------
+
+    DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Dashboard keys act only on the dashboard: on another screen they are off (and out of the footer)."""
+        if action in self.DASHBOARD_ACTIONS and len(self.screen_stack) > 1:
+            return False
+        return True
 
     def _can_run(self) -> bool:
         rt = self.runtime
@@ -272,6 +293,32 @@ class ConsoleApp(App[int]):
         if self.runtime is not None:
             self.runtime.request_stop_cell()
             self.notify("stopping the cell after the requests in flight")
+
+    def action_pair(self) -> None:
+        """Open the pair recorder (it shows the pair in flight or the last result)."""
+        rt = self.runtime
+        if rt is None:
+            return
+        a = rt.profile if rt.state.mode == "launch" else None
+        self.push_screen(PairScreen(a, self.pair_state, self._start_pair, self.last_protocol))
+
+    def _start_pair(self, spec) -> None:
+        from console.core.pair_runner import run_pair
+        rt = self.runtime
+        if rt is None or self.pair_state.running:
+            return
+        if rt.state.cell is not None and rt.state.cell.running:
+            self.notify("a cell is running: stop it (s) before recording a pair", severity="warning")
+            return
+        self.pair_state = PairState(running=True, spec_text=f"pair {spec.a.name} (A) vs {spec.b.name} (B): order "
+                                                            f"{spec.order}, {spec.protocol.n} × {spec.protocol.prompt_set} per leg")
+        if isinstance(self.screen, PairScreen):
+            self.screen.state = self.pair_state
+
+        def say(text: str) -> None:
+            rt.emit("pair_status", text=text)
+
+        self.submit("pair", run_pair(rt, spec, say=say))
 
     def action_logs(self) -> None:
         self.push_screen(LogScreen(self.runtime))

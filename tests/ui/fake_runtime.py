@@ -90,6 +90,9 @@ class FakeRuntime:
         parser.feed((FIX / "launch_eagle3_tp4.log").read_text())
         st.startup = parser.progress
 
+    def emit(self, kind: str, **data: Any) -> None:
+        self.observer(Event(kind, data))
+
     async def start(self) -> None:
         self.observer(Event("ready", {"server": self.state.server, "startup_s": 8.4}))
 

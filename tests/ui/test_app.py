@@ -198,3 +198,37 @@ async def test_flips_refused_when_attached():
 def test_flip_screen_snapshot(snap_compare):
     app, _ = app_with_fake()
     assert snap_compare(app, press=["plus"], terminal_size=(160, 48))
+
+
+async def test_pair_recorder_runs_the_core_pair_and_shows_the_result_card(monkeypatch, tmp_path):
+    from console.core.measure.pairs import pair_stats
+    from console.core.pair_runner import PairResult
+    from console.ui.screens.pair import PairScreen
+    from tests.unit.test_pairs import rows
+
+    seen = {}
+
+    async def fake_run_pair(rt, spec, say):
+        seen["spec"] = spec
+        say("leg A1: anchor")
+        say("leg B1: launching")
+        ps = pair_stats([rows([480, 490, 500, 505, 495, 488])], [rows([520, 530, 525, 515, 522, 528])],
+                        order="AB", seed=0, a_name=spec.a.name, b_name=spec.b.name)
+        return PairResult(dir=tmp_path, legs=[], stats=ps)
+
+    monkeypatch.setattr("console.core.pair_runner.run_pair", fake_run_pair)
+    app, holder = app_with_fake()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("p")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, PairScreen)
+        await pilot.press("plus")  # dashboard keys are off here: no flip screen on top
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, PairScreen)
+        await pilot.press("ctrl+r")
+        await pilot.pause(0.6)
+        text = widget_text(app, "#progress")
+        assert "leg A1: anchor" in text and "k26-eagle3-d6~d7 faster by 6.3%" in text and "median tok/s (n)" in text
+    spec = seen["spec"]
+    assert spec.a.name == "k26-eagle3-d6" and spec.b.drafter.steps == 7 and spec.order == "ABA"
+    assert holder[0].relaunched == []  # the pair (not the app) decides relaunches

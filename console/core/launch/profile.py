@@ -453,3 +453,16 @@ def resolve_profile(ref: str) -> Profile:
         return load_profile(cand)
     names = sorted(x.stem for x in profiles_dir().glob("*.toml"))
     raise ProfileError(f"profile {ref!r} not found in {profiles_dir()}; known: {', '.join(names) or '(none)'}")
+
+
+def list_profiles(directory: Path | None = None) -> tuple[list[Profile], list[str]]:
+    """Every loadable profile in `directory` (default profiles_dir()), and one line per file that did not load."""
+    d = directory or profiles_dir()
+    good: list[Profile] = []
+    bad: list[str] = []
+    for f in sorted(d.glob("*.toml")):
+        try:
+            good.append(load_profile(f))
+        except ProfileError as e:
+            bad.append(str(e))
+    return good, bad
