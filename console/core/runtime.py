@@ -93,6 +93,8 @@ class RuntimeState:
     startup: StartupProgress | None = None
     startup_started: float | None = None
     startup_elapsed_s: float | None = None
+    ready_at: float | None = None
+    """time.monotonic() when the current arm became ready (or attached)."""
     error: str | None = None
     server: ServerInfo | None = None
     metrics: MetricsSnapshot | None = None
@@ -228,6 +230,7 @@ class Runtime:
         self.session.update_meta(attached=url, engine_version=info.version,  # type: ignore[union-attr]
                                  workers=self.state.workers, derived_profile=path.name)
         self.state.phase = "attached"
+        self.state.ready_at = time.monotonic()
         self._emit("attached", server=info)
         self._start_telemetry()
 
@@ -301,6 +304,7 @@ class Runtime:
         self._have_server(info)
         await self._read_sim_info()
         self.state.phase = "ready"
+        self.state.ready_at = time.monotonic()
         if self.state.startup is not None and self.state.startup_elapsed_s:
             launch_history(self.sessions_root).record(prof, self.state.startup_elapsed_s, self.state.startup)
         self.session.update_meta(engine_version=info.version)

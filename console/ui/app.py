@@ -26,12 +26,25 @@ from console.ui.screens.pair import PairScreen, PairState
 
 RuntimeFactory = Callable[[Callable[[Event], None]], Runtime]
 
+PANEL_TIPS = {
+    "server": "1 maximizes · the arm the server actually runs, read back from /server_info",
+    "throughput": "2 maximizes · rolling tok/s = Δ(tokens of all streams)/Δt over 5 s; per request "
+                  "tok/s = (completion_tokens − first-chunk tokens)/(t_last − t_first)",
+    "acceptance": "3 maximizes · τ = 1 + Σk·h[k]/Σh (bonus included, prefill excluded); p_i = Σ_{k≥i} h[k]/Σh from "
+                  "the pooled spec_correct_drafts_histogram of finished requests",
+    "kv": "4 maximizes · capacity = max_total_num_tokens (/server_info); usage from /metrics token_usage, num_used_tokens",
+    "gpu": "5 maximizes · NVML device memory, util, power, foreign processes; the engine's own memory breakdown "
+           "from /server_info internal_states[0].memory_usage",
+    "cell": "6 maximizes · cell median = numpy percentile 50 (linear) of per-request tok/s; flagged rows excluded",
+}
+
 HEALTH_CELL = ANCHOR_PROTOCOL
 
 
 class Panel(Static):
     """A bordered panel whose body is re-rendered from state on every tick."""
 
+    ALLOW_MAXIMIZE = True
     DEFAULT_CSS = """
     Panel { border: round $primary 60%; padding: 0 1; height: auto; }
     """
@@ -57,6 +70,14 @@ class ConsoleApp(App[int]):
         Binding("p", "pair", "pair"),
         Binding("l", "logs", "logs"),
         Binding("question_mark", "help", "help"),
+        Binding("1", "maximize('server')", "server", show=False),
+        Binding("2", "maximize('throughput')", "throughput", show=False),
+        Binding("3", "maximize('acceptance')", "acceptance", show=False),
+        Binding("4", "maximize('kv')", "KV", show=False),
+        Binding("5", "maximize('gpu')", "GPU", show=False),
+        Binding("6", "maximize('cell')", "cell", show=False),
+        Binding("escape", "restore", "restore", show=False),
+        Binding("ctrl+t", "toggle_theme", "light/dark", show=False),
         Binding("q", "quit_console", "quit"),
         Binding("ctrl+q", "quit_console", "quit", show=False, priority=True),
     ]
@@ -93,12 +114,15 @@ class ConsoleApp(App[int]):
                 yield Panel("GPU / memory", id="gpu")
             yield Static("", id="arms")
             yield Panel("cell", id="cell")
+        yield Static("", id="statusbar")
         yield Footer()
 
     # --- lifecycle ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
         self._loop = asyncio.get_running_loop()
+        for pid, tip in PANEL_TIPS.items():
+            self.query_one(f"#{pid}").tooltip = tip
         if self._io is None:
             self._io = IoThread()
         self.runtime = self._factory(self._observe)
@@ -152,6 +176,7 @@ class ConsoleApp(App[int]):
         if rt is None:
             return
         st = rt.state
+        self.query_one("#statusbar", Static).update(render.status_line(st, self._clock()))
         launching = st.phase in ("idle", "launching") or (st.phase in ("dead", "error") and st.server is None)
         self.query_one("#startup").display = launching
         self.query_one("#dashboard").display = not launching
@@ -215,7 +240,50 @@ class ConsoleApp(App[int]):
 
     # --- actions -----------------------------------------------------------------------------
 
-    DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs"})
+    DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs", "maximize"})
+
+    def action_maximize(self, panel: str) -> None:
+        """Show one panel full screen (escape restores)."""
+        if self.query_one("#dashboard").display:
+            self.screen.maximize(self.query_one(f"#{panel}"))
+            self.call_after_refresh(self.refresh_state)
+
+    def action_restore(self) -> None:
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+            self.call_after_refresh(self.refresh_state)
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.theme != "textual-light" else "textual-dark"
+
+    def get_system_commands(self, screen):
+        """The command palette (ctrl+p): every console action, then Textual's own (themes, screenshot, quit)."""
+        from textual.app import SystemCommand
+        acts = [
+            ("Run cell…", "choose the prompt set and protocol, then measure", self.action_run_cell),
+            ("Run anchor", "the health cell on the running arm", self.action_run_anchor),
+            ("Stop cell", "after the requests in flight", self.action_stop_cell),
+            ("Flip: draft depth +1", "relaunch with one more draft step", lambda: self.action_flip("depth+")),
+            ("Flip: draft depth −1", "relaunch with one draft step less", lambda: self.action_flip("depth-")),
+            ("Flip: drafter family", "none → EAGLE-3 → DFLASH", lambda: self.action_flip("family")),
+            ("Flip: KV-cache dtype", "auto ↔ fp8_e4m3", lambda: self.action_flip("kv")),
+            ("Record a pair…", "same-session A/B with a verdict", self.action_pair),
+            ("Engine log", "the launched engine's log", self.action_logs),
+            ("Help: definitions and keys", "every formula the console uses", self.action_help),
+            ("Toggle light/dark", "theme", self.action_toggle_theme),
+            ("Quit", "stops the engine the console launched", self.action_quit_console),
+        ]
+        for extra in self.extra_commands():
+            acts.append(extra)
+        for title, help_text, cb in acts:
+            yield SystemCommand(title, help_text, cb)
+        for cmd in super().get_system_commands(screen):
+            if cmd.title.lower() not in ("quit", "quit the application"):
+                yield cmd
+
+    def extra_commands(self) -> list:
+        """Commands of screens wired later (chat, sessions, forecast)."""
+        return []
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Dashboard keys act only on the dashboard: on another screen they are off (and out of the footer)."""

@@ -39,6 +39,27 @@ def distribution(values: Sequence[float], width: int, unit: str = "tok/s") -> Te
     return t
 
 
+def _dur(s: float) -> str:
+    s = int(max(0, s))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
+def status_line(state: RuntimeState, now_monotonic: float) -> Text:
+    """engine · arm · phase · up-time of the arm · session (one line under the panels)."""
+    t = Text()
+    srv = state.server
+    t.append(f"sglang {srv.version}" if srv and srv.version else "engine —", style="bold")
+    t.append(f" · {state.profile_name or '—'}")
+    if srv is not None:
+        t.append(f" · {srv.spec.label()}")
+    t.append(f" · {state.phase}")
+    if state.ready_at is not None:
+        t.append(f" · up {_dur(now_monotonic - state.ready_at)}")
+    if state.session_dir:
+        t.append(f" · session {state.session_dir}", style="dim")
+    return t
+
+
 def badge_text(state: RuntimeState) -> Text:
     t = Text()
     phase = state.phase
@@ -130,7 +151,8 @@ def acceptance_panel(state: RuntimeState, width: int = 24) -> RenderableType:
     head = Text()
     head.append("τ ", style="dim")
     head.append(f"{live.recent_tau:.2f}", style="bold green")
-    head.append(f"  tokens/step · pooled over the last {live.recent_n} request(s)", style="dim")
+    head.append(f"  tokens/step · pooled over the last {live.recent_n} request(s)  ", style="dim")
+    head.append(sparkline(live.tau_history, 24), style="green")
     t = Table.grid(padding=(0, 1))
     t.add_column("pos", style="dim", justify="right", no_wrap=True)
     t.add_column("bar", no_wrap=True)

@@ -232,3 +232,46 @@ async def test_pair_recorder_runs_the_core_pair_and_shows_the_result_card(monkey
     spec = seen["spec"]
     assert spec.a.name == "k26-eagle3-d6" and spec.b.drafter.steps == 7 and spec.order == "ABA"
     assert holder[0].relaunched == []  # the pair (not the app) decides relaunches
+
+
+async def test_number_keys_maximize_panels_and_escape_restores():
+    app, _ = app_with_fake()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("3")
+        await pilot.pause(0.1)
+        assert app.screen.maximized is app.query_one("#acceptance")
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert app.screen.maximized is None
+        await pilot.press("6")
+        await pilot.pause(0.1)
+        assert app.screen.maximized is app.query_one("#cell")
+
+
+async def test_command_palette_lists_every_console_action():
+    app, _ = app_with_fake()
+    async with app.run_test(size=(120, 40)):
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+    for t in ("Run cell…", "Run anchor", "Flip: draft depth +1", "Flip: drafter family", "Flip: KV-cache dtype",
+              "Record a pair…", "Engine log", "Help: definitions and keys", "Quit"):
+        assert t in titles, t
+    assert titles.count("Quit") == 1
+
+
+async def test_theme_toggle():
+    app, _ = app_with_fake()
+    async with app.run_test(size=(120, 40)) as pilot:
+        before = app.theme
+        await pilot.press("ctrl+t")
+        await pilot.pause(0.1)
+        assert app.theme != before
+
+
+def test_light_theme_snapshot(snap_compare):
+    app, _ = app_with_fake()
+    assert snap_compare(app, press=["ctrl+t"], terminal_size=(120, 40))
+
+
+def test_maximized_acceptance_snapshot(snap_compare):
+    app, _ = app_with_fake()
+    assert snap_compare(app, press=["3"], terminal_size=(80, 24))

@@ -1,0 +1,143 @@
+"""Forecast: price other draft depths from one measured cell (DESIGN §4), before running them.
+
+A table of depths (EAGLE-like: steps 3–8; DFLASH: blocks 4/8/16/32) with τ(k), step(k), tok/s(k), the change
+against the measured cell and how many acceptance positions had to be extrapolated; the verify tax and where it
+comes from; the per-position acceptance curve, measured positions solid, extrapolated ones dim. Everything is
+`sessions.browse.cell_forecast` (the same model as `serving-console forecast CELL_DIR`); this screen lays it out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from console.core.measure.forecast import extend_positions
+from console.core.measure.plots import position_bars
+from console.core.sessions.browse import CellForecast, cell_forecast
+
+
+def forecast_table(cf: CellForecast) -> Table:
+    fc = cf.forecast
+    unit = "block" if cf.family == "DFLASH" else "depth"
+    t = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+    for c in (unit, "τ", "step ms", "tok/s", "vs measured", "extrap. p_i"):
+        t.add_column(c, justify="right", no_wrap=True)
+    for pt in fc.points:
+        measured = pt.depth == cf.depth
+        delta = 100 * (pt.tok_s / fc.base_tok_s - 1)
+        style = "bold" if measured else ""
+        t.add_row(Text(str(pt.depth), style=style),
+                  Text(f"{pt.tau:.2f}", style=style), Text(f"{pt.step_ms:.2f}", style=style),
+                  Text(f"{pt.tok_s:.1f}", style="bold cyan" if measured else ""),
+                  Text("measured" if measured else f"{delta:+.1f}%",
+                       style="bold" if measured else ("green" if delta > 0 else "red")),
+                  Text(str(pt.extrapolated_positions) if pt.extrapolated_positions else "", style="yellow"))
+    return t
+
+
+def position_curve(cf: CellForecast, width: int) -> Text:
+    """p_i bars up to the deepest forecast depth: measured solid, extrapolated dim and labelled."""
+    fc = cf.forecast
+    deepest = max([pt.depth for pt in fc.points] + [len(fc.positions)])
+    ext = extend_positions(fc.positions, deepest)
+    lines = position_bars(ext, width)
+    t = Text()
+    for i, ln in enumerate(lines):
+        if i:
+            t.append("\n")
+        if i < len(fc.positions):
+            t.append(ln, style="cyan")
+        else:
+            t.append(ln + "  extrapolated", style="dim")
+    return t
+
+
+def forecast_body(cf: CellForecast, width: int) -> Group:
+    fc = cf.forecast
+    head = Text()
+    head.append(f"from {cf.label}", style="bold")
+    head.append(f"  {cf.family} {'block' if cf.family == 'DFLASH' else 'depth'} {cf.depth} · ")
+    head.append(f"{fc.base_tok_s:.1f} tok/s", style="bold cyan")
+    head.append(f" · τ {fc.base_tau:.2f} · step {fc.base_step_ms:.2f} ms · n={cf.n_included}"
+                f" · set {cf.prompt_set or '—'}")
+    tax = Text(f"verify tax {fc.verify_tax_ms:.3f} ms per extra drafted token: {fc.tax_source}", style="dim")
+    model = Text("τ(k) = 1 + Σ_{i≤k} p_i · step(k) = step(k0) + (k − k0)·tax · tok/s = τ/step · p_i beyond the "
+                 "measured ones continue by the mean of the last two conditionals", style="dim")
+    curve_title = Text(f"acceptance per draft position (p1..p{len(fc.positions)} measured)", style="bold")
+    return Group(head, Text(""), forecast_table(cf), Text(""), tax, model, Text(""), curve_title,
+                 position_curve(cf, width), Text(""),
+                 Text(f"headless: serving-console forecast {cf.cell_dir}", style="dim"))
+
+
+class ForecastScreen(Screen[None]):
+    BINDINGS = [Binding("escape", "app.pop_screen", "back"), Binding("q", "app.pop_screen", "back", show=False)]
+    DEFAULT_CSS = """
+    ForecastScreen #forecast-title { height: 1; padding: 0 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
+    ForecastScreen VerticalScroll { height: 1fr; padding: 0 1; }
+    ForecastScreen #forecast-error { color: $error; }
+    """
+
+    class Computed(Message, bubble=False):
+        """The forecast is on screen (`forecast` set) or refused (`error`, one line)."""
+
+        def __init__(self, forecast: CellForecast | None, error: str | None) -> None:
+            super().__init__()
+            self.forecast, self.error = forecast, error
+
+    def __init__(self, cell_dir: Path, *, depths: Sequence[int] | None = None, verify_tax_ms: float | None = None,
+                 tax_source: str | None = None, default_tax: tuple[float, str] | None = None) -> None:
+        """`cell_dir`: a measured cell; `depths`: default EAGLE 3–8 / DFLASH 4,8,16,32; `verify_tax_ms` forces the
+        tax, else the session's measured one, else `default_tax` (the runtime's `default_verify_tax_ms()`)."""
+        super().__init__()
+        self.cell_dir = Path(cell_dir)
+        self.depths = list(depths) if depths else None
+        self.verify_tax_ms, self.tax_source, self.default_tax = verify_tax_ms, tax_source, default_tax
+        self.result: CellForecast | None = None
+        self.error: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f"forecast · {self.cell_dir.name} · {self.cell_dir.parent.name}", style="bold",
+                          no_wrap=True, overflow="ellipsis"), id="forecast-title")
+        with VerticalScroll():
+            yield Static(Text("computing…", style="dim"), id="forecast-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._compute()
+
+    @work(thread=True, exclusive=True, group="forecast")
+    def _compute(self) -> None:
+        try:
+            cf = cell_forecast(self.cell_dir, self.depths, verify_tax_ms=self.verify_tax_ms,
+                               tax_source=self.tax_source, default_tax=self.default_tax)
+        except (ValueError, OSError) as e:
+            self.app.call_from_thread(self._show, None, str(e).splitlines()[0] if str(e) else type(e).__name__)
+            return
+        self.app.call_from_thread(self._show, cf, None)
+
+    def _bar_width(self) -> int:
+        return max(10, min(50, self.app.size.width - 30))
+
+    def _show(self, cf: CellForecast | None, error: str | None) -> None:
+        self.result, self.error = cf, error
+        body = self.query_one("#forecast-body", Static)
+        if cf is None:
+            body.update(Text(f"no forecast: {error}", style="bold red"))
+        else:
+            body.update(forecast_body(cf, self._bar_width()))
+        self.post_message(self.Computed(cf, error))
+
+    def on_resize(self) -> None:
+        if self.result is not None:
+            self.query_one("#forecast-body", Static).update(forecast_body(self.result, self._bar_width()))
