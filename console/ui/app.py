@@ -21,6 +21,7 @@ from console.ui.messages import CommandDone, CommandFailed, RuntimeEvent
 from console.ui.screens.help import HelpScreen
 from console.ui.screens.logs import LogScreen
 from console.ui.screens.run_cell import RunCellScreen
+from console.ui.screens.chat import ChatScreen
 from console.ui.screens.flip import FlipScreen
 from console.ui.screens.pair import PairScreen, PairState
 
@@ -68,6 +69,7 @@ class ConsoleApp(App[int]):
         Binding("f", "flip('family')", "drafter"),
         Binding("k", "flip('kv')", "KV dtype"),
         Binding("p", "pair", "pair"),
+        Binding("c", "chat", "chat"),
         Binding("l", "logs", "logs"),
         Binding("question_mark", "help", "help"),
         Binding("1", "maximize('server')", "server", show=False),
@@ -240,7 +242,14 @@ class ConsoleApp(App[int]):
 
     # --- actions -----------------------------------------------------------------------------
 
-    DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs", "maximize"})
+    DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs", "maximize", "chat"})
+
+    def action_chat(self) -> None:
+        """Chat with the served model (openai SDK); every answer carries TTFT, tok/s, τ and p_i."""
+        if self.runtime is None or self.runtime.state.phase not in ("ready", "attached"):
+            self.notify("no server to chat with yet", severity="warning")
+            return
+        self.push_screen(ChatScreen.for_runtime(self.runtime, self.submit))
 
     def action_maximize(self, panel: str) -> None:
         """Show one panel full screen (escape restores)."""
@@ -268,6 +277,7 @@ class ConsoleApp(App[int]):
             ("Flip: drafter family", "none → EAGLE-3 → DFLASH", lambda: self.action_flip("family")),
             ("Flip: KV-cache dtype", "auto ↔ fp8_e4m3", lambda: self.action_flip("kv")),
             ("Record a pair…", "same-session A/B with a verdict", self.action_pair),
+            ("Chat with the model", "openai SDK; per-turn TTFT, tok/s, τ, p_i", self.action_chat),
             ("Engine log", "the launched engine's log", self.action_logs),
             ("Help: definitions and keys", "every formula the console uses", self.action_help),
             ("Toggle light/dark", "theme", self.action_toggle_theme),
@@ -316,8 +326,7 @@ class ConsoleApp(App[int]):
         if proto is None or self.runtime is None:
             return
         self.last_protocol = proto
-        label = "health" if proto == HEALTH_CELL else None
-        self.submit("cell", self.runtime.run_cell(proto, label=label))
+        self.submit("cell", self.runtime.run_cell(proto))
         self.notify(f"running {proto.prompt_set}: n={proto.n}, {proto.max_tokens} tokens, "
                     f"T={proto.temperature}, concurrency {proto.concurrency}")
 

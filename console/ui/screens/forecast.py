@@ -72,8 +72,8 @@ def forecast_body(cf: CellForecast, width: int) -> Group:
     head.append(f" · τ {fc.base_tau:.2f} · step {fc.base_step_ms:.2f} ms · n={cf.n_included}"
                 f" · set {cf.prompt_set or '—'}")
     tax = Text(f"verify tax {fc.verify_tax_ms:.3f} ms per extra drafted token: {fc.tax_source}", style="dim")
-    model = Text("τ(k) = 1 + Σ_{i≤k} p_i · step(k) = step(k0) + (k − k0)·tax · tok/s = τ/step · p_i beyond the "
-                 "measured ones continue by the mean of the last two conditionals", style="dim")
+    model = Text("τ(k) = 1 + Σ_{i≤k} p_i · step(k) = step(k0) + (k − k0)·tax · tok/s = τ/step · p_i beyond "
+                 "the measured ones continue by the mean of the last two conditionals", style="dim")
     curve_title = Text(f"acceptance per draft position (p1..p{len(fc.positions)} measured)", style="bold")
     return Group(head, Text(""), forecast_table(cf), Text(""), tax, model, Text(""), curve_title,
                  position_curve(cf, width), Text(""),
@@ -83,7 +83,8 @@ def forecast_body(cf: CellForecast, width: int) -> Group:
 class ForecastScreen(Screen[None]):
     BINDINGS = [Binding("escape", "app.pop_screen", "back"), Binding("q", "app.pop_screen", "back", show=False)]
     DEFAULT_CSS = """
-    ForecastScreen #forecast-title { height: 1; padding: 0 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
+    ForecastScreen #forecast-title { height: 1; padding: 0 1; background: $boost; text-wrap: nowrap;
+                                     text-overflow: ellipsis; }
     ForecastScreen VerticalScroll { height: 1fr; padding: 0 1; }
     ForecastScreen #forecast-error { color: $error; }
     """
@@ -130,6 +131,8 @@ class ForecastScreen(Screen[None]):
         return max(10, min(50, self.app.size.width - 30))
 
     def _show(self, cf: CellForecast | None, error: str | None) -> None:
+        if not self.is_attached:  # closed while the worker read the disk
+            return
         self.result, self.error = cf, error
         body = self.query_one("#forecast-body", Static)
         if cf is None:

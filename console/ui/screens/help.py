@@ -22,6 +22,7 @@ KEYS = (
     ("1 … 6", "maximize a panel (server, throughput, acceptance, KV, GPU, cell); escape restores"),
     ("ctrl+p", "command palette: every action"),
     ("ctrl+t", "light / dark theme"),
+    ("c", "chat with the served model: Enter sends, ctrl+s stops, F2 saves chat-<n>.json/.md into the session"),
     ("l", "engine log (tail)"),
     ("?", "this help"),
     ("q", "quit: stops the engine the console launched"),

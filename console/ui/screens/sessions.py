@@ -1,4 +1,4 @@
-"""Sessions browser: every recorded session under the sessions root, newest first, with its pair and cells.
+"""Sessions browser: every recorded session under the sessions root, newest first, with its pairs and cells.
 
     enter   a session row folds/unfolds it; a cell opens its report (recomputed from rows.jsonl); a pair opens
             its report (recomputed from the legs' rows, rendered as Markdown)
@@ -35,7 +35,7 @@ from console.core.measure.plots import histogram_lines, position_bars
 from console.core.pair_runner import recompute_pair, report_markdown
 from console.core.sessions.browse import (CellEntry, PairEntry, SessionSummary, ago, compare_cells,
                                           comparison_caveats, list_sessions, local_time, pair_missing_legs,
-                                          utc_now)
+                                          read_cell, report_path_of, utc_now)
 from console.core.sessions.report import cell_report
 from console.core.sessions.store import load_rows
 
@@ -48,6 +48,11 @@ def _n(v: float | int | None, spec: str = ".1f", unit: str = "") -> str:
 
 def _clip(s: str, width: int) -> str:
     return s if len(s) <= width else s[: width - 1] + "…"
+
+
+def _state(glyph: str) -> Text:
+    """The listing's last-but-one column: ✓ complete; … incomplete (interrupted or running); ! unreadable in part."""
+    return Text(glyph, style={"✓": "green", "…": "yellow", "!": "red"}[glyph])
 
 
 def set_tag(name: str | None, sha: str | None) -> str:
@@ -74,8 +79,10 @@ def cell_markdown(cell_dir: Path, tz=None) -> str:
            f"({spec.get('num_draft_tokens')} draft tokens)") if spec else "no speculation"
     if spec and str(spec.get("algorithm")).upper() == "DFLASH":
         arm = f"DFLASH block {spec.get('num_draft_tokens')}"
+    when = read_cell(Path(cell_dir))
+    ran = f"ran {local_time(when.started, tz)}" + (f" → {local_time(when.ended, tz, '%H:%M')}" if when.ended else "")
     lines += [f"{arm} · profile `{r.get('profile') or '—'}` · engine {r.get('engine_version') or '—'}"
-              + (" · **SIMULATED**" if r.get("simulated") else "")
+              + (" · **SIMULATED**" if r.get("simulated") else "") + f" · {ran}"
               + (" · complete" if r.get("complete") else " · **incomplete** (interrupted or running)"), ""]
     sha = r.get("prompt_set_sha256")
     lines += [f"prompt set `{r.get('prompt_set') or '—'}` sha256 `{sha[:16] + '…' if sha else '—'}` · n "
@@ -91,7 +98,8 @@ def cell_markdown(cell_dir: Path, tz=None) -> str:
         ("E2E median", _n(r["e2e_median_s"], ".2f", " s")),
         ("TPOT median", _n(r["tpot_median_ms"], ".2f", " ms")),
         ("τ (pooled histograms)", _n(r["tau"], ".2f")),
-        ("Σ p_i / K · server accept rate", f"{_n(r['accept_rate_check'], '.3f')} · {_n(r['server_accept_rate'], '.3f')}"),
+        ("Σ p_i / K · server accept rate",
+         f"{_n(r['accept_rate_check'], '.3f')} · {_n(r['server_accept_rate'], '.3f')}"),
         ("implied step (τ / tok/s)", _n(r["implied_step_ms"], ".2f", " ms")),
         ("KV capacity", f"{_n(r['kv_capacity_tokens'], ',', ' tokens')} ({r.get('kv_cache_dtype') or '—'})"),
         ("$/M output tokens", _n(r["usd_per_m_tokens"], ".2f")),
@@ -114,21 +122,23 @@ def cell_markdown(cell_dir: Path, tz=None) -> str:
     return "\n".join(lines)
 
 
-def pair_markdown(session_dir: Path) -> str:
-    """The pair's report.md, recomputed from the legs' rows (`recompute_pair` + `report_markdown`). When a leg's
-    rows are gone or pair.json cannot be read, the report as written is shown under a line saying why; when the
-    recomputed verdict differs from the one written, both are said."""
-    session_dir = Path(session_dir)
-    missing = pair_missing_legs(session_dir)
+def pair_markdown(pair_path: Path) -> str:
+    """A pair's report (pair.json → report.md, pair-k.json → report-k.md), recomputed from the legs' rows
+    (`recompute_pair` + `report_markdown`). When a leg's rows are gone or the pair document cannot be read, the
+    report as written is shown under a line saying why; when the recomputed verdict differs from the one
+    written, both are said."""
+    pair_path = Path(pair_path)
+    session_dir = pair_path.parent
     try:
+        missing = pair_missing_legs(pair_path)
         if missing:
             raise FileNotFoundError(f"no rows for leg {', '.join(missing)}")
-        doc, ps, cmp = recompute_pair(session_dir)
-    except Exception as e:  # a torn pair.json or a missing leg: show what was written, say why
+        doc, ps, cmp = recompute_pair(session_dir, pair_path)
+    except Exception as e:  # a torn pair document or a missing leg: show what was written, say why
         why = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
-        md = session_dir / "report.md"
-        body = md.read_text(encoding="utf-8") if md.exists() else "(no report.md either)"
-        return f"> **Not recomputed** ({why}); this is report.md as written.\n\n{body}"
+        md = report_path_of(pair_path)
+        body = md.read_text(encoding="utf-8") if md.exists() else f"(no {md.name} either)"
+        return f"> **Not recomputed** ({why}); this is {md.name} as written.\n\n{body}"
     text = report_markdown(doc, ps, cmp, session_dir)
     if doc.get("verdict") and doc["verdict"] != ps.verdict:
         text = (f"> **The rows now give another verdict** than the one written ({doc['verdict']}): rows were added "
@@ -143,7 +153,8 @@ class ReportScreen(Screen[None]):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "back"), Binding("q", "app.pop_screen", "back", show=False)]
     DEFAULT_CSS = """
-    ReportScreen #report-title { height: 1; padding: 0 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
+    ReportScreen #report-title { height: 1; padding: 0 1; background: $boost; text-wrap: nowrap;
+                                 text-overflow: ellipsis; }
     ReportScreen VerticalScroll { height: 1fr; padding: 0 1; }
     """
 
@@ -177,6 +188,8 @@ class ReportScreen(Screen[None]):
         self.app.call_from_thread(self._show, text)
 
     async def _show(self, text: str) -> None:
+        if not self.is_attached:  # closed while the worker read the disk
+            return
         self.text = text
         await self.query_one("#report", Markdown).update(text)
         self.post_message(self.Loaded(text))
@@ -202,9 +215,10 @@ def verdict_card(ps: PairStats, a: Marked, b: Marked, caveats: list[str], tz=Non
     arms.add_column("τ", justify="right", no_wrap=True)
     arms.add_column("cell", overflow="fold")
     for name, m, s in (("A", a, ps.a), ("B", b, ps.b)):
+        where = Text.assemble(f"{m.cell.label} · {m.cell.spec}",
+                              (f" · {local_time(m.session.created, tz)} · {m.cell.name}", "dim"))
         arms.add_row(name, Text(_n(s.median_tok_s), style="bold"), str(s.n), f"{_n(s.p10_tok_s)} / {_n(s.p90_tok_s)}",
-                     _n(s.tau, ".2f"), Text.assemble(f"{m.cell.label} · {m.cell.spec}",
-                                                     (f" · {local_time(m.session.created, tz)} · {m.cell.name}", "dim")))
+                     _n(s.tau, ".2f"), where)
     t.add_row(arms)
     eff = Text()
     eff.append("Δ% B vs A  ", style="bold")
@@ -259,7 +273,8 @@ class SessionsScreen(Screen[None]):
         Binding("r", "refresh", "refresh"),
     ]
     DEFAULT_CSS = """
-    SessionsScreen #sessions-title { height: 1; padding: 0 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
+    SessionsScreen #sessions-title { height: 1; padding: 0 1; background: $boost; text-wrap: nowrap;
+                                     text-overflow: ellipsis; }
     SessionsScreen DataTable { height: 1fr; }
     SessionsScreen #detail { height: auto; max-height: 6; padding: 0 1; border-top: solid $primary 40%; }
     SessionsScreen #status { height: auto; padding: 0 1; }
@@ -329,6 +344,8 @@ class SessionsScreen(Screen[None]):
         self.app.call_from_thread(self._show, sessions)
 
     def _show(self, sessions: list[SessionSummary]) -> None:
+        if not self.is_attached:  # closed while the worker read the disk
+            return
         table = self.query_one(DataTable)
         keep = self._cursor_key()
         self.sessions = sessions
@@ -339,7 +356,7 @@ class SessionsScreen(Screen[None]):
         now = self._now()
         for s in sessions:
             self._add_session(table, s, now)
-        n_pairs = sum(1 for s in sessions if s.pair)
+        n_pairs = sum(len(s.pairs) for s in sessions)
         title = Text(f"sessions  {self.root}", style="bold", no_wrap=True, overflow="ellipsis")
         title.append(f"   {len(sessions)} session{'s' * (len(sessions) != 1)} · {n_pairs} pair{'s' * (n_pairs != 1)}"
                      " · newest first · times local", style="dim")
@@ -368,29 +385,32 @@ class SessionsScreen(Screen[None]):
             notes.append(" · SIMULATED", style="magenta")
         if s.problem:
             notes.append(f" · {s.problem}", style="red")
-        done = Text("✓", style="green") if s.complete else (Text("!", style="red") if s.problem else Text("…", style="yellow"))
+        done = _state("✓" if s.complete else ("!" if s.problem else "…"))
         table.add_row("", when, "", "", "", "", "", done, notes, key=key)
         if key in self.collapsed:
             return
-        if s.pair is not None:
-            self._add_pair(table, s, s.pair)
-        legs = {cell: leg for leg, cell in (s.pair.legs if s.pair else [])}
+        legs: dict[str, list[str]] = {}
+        for p in s.pairs:
+            self._add_pair(table, s, p, numbered=len(s.pairs) > 1)
+            for leg, cell in p.legs:
+                legs.setdefault(cell, []).append((f"pair {p.index} " if len(s.pairs) > 1 else "pair ") + f"leg {leg}")
         for c in s.cells:
-            self._add_cell(table, s, c, legs.get(c.name))
+            self._add_cell(table, s, c, legs.get(c.name, []))
 
-    def _add_pair(self, table: DataTable, s: SessionSummary, p: PairEntry) -> None:
-        key = f"p:{s.name}"
+    def _add_pair(self, table: DataTable, s: SessionSummary, p: PairEntry, numbered: bool) -> None:
+        key = f"p:{s.name}/{p.path.name}"
         self.entries[key] = ("pair", s, p)
-        what = Text("  ⇄ pair " + " ".join(leg for leg, _ in p.legs), style="bold cyan")
+        what = Text(f"  ⇄ pair{f' {p.index}' if numbered else ''} " + " ".join(leg for leg, _ in p.legs),
+                    style="bold cyan")
         eff = Text("—" if p.effect_pct is None else f"{p.effect_pct:+.1f}%",
                    style=("bold green" if p.resolved else "yellow"))
         notes = Text(p.verdict or (p.problem or "no verdict"), style="bold" if p.verdict else "red")
         if p.drift_flag and "drift" not in (p.verdict or ""):
             notes.append(" · drift flagged", style="yellow")
-        done = Text("!", style="red") if p.problem else Text("✓", style="green")
+        done = _state("!" if p.problem else "✓")
         table.add_row("", what, "", "", eff, "", p.prompt_set or "—", done, notes, key=key)
 
-    def _add_cell(self, table: DataTable, s: SessionSummary, c: CellEntry, leg: str | None) -> None:
+    def _add_cell(self, table: DataTable, s: SessionSummary, c: CellEntry, legs: list[str]) -> None:
         key = f"c:{s.name}/{c.name}"
         self.entries[key] = ("cell", s, c)
         mark = ""
@@ -398,14 +418,14 @@ class SessionsScreen(Screen[None]):
             mark = Text("AB"[self.marks.index(key)], style="bold reverse")
         what = Text("  " + _clip(c.label, 22), style="dim" if c.anchor else "")
         n = f"{c.n_ok}/{c.n}" if c.n else "0"
-        done = Text("!", style="red") if c.problem else (Text("✓", style="green") if c.complete else Text("…", style="yellow"))
-        parts = [(f"pair leg {leg}", "cyan")] if leg else []
+        done = _state("!" if c.problem else ("✓" if c.complete else "…"))
+        parts = [(leg, "cyan") for leg in legs]
         parts += [("anchor", "dim")] if c.anchor else []
         parts += [(c.profile, "dim")] if c.profile else []
         parts += [(c.problem, "red")] if c.problem else []
         notes = Text(" · ").join(Text(p, style=st) for p, st in parts)
-        table.add_row(mark, what, c.spec, n, _n(c.median_tok_s), _n(c.tau, ".2f"), set_tag(c.prompt_set, c.prompt_sha256),
-                      done, notes, key=key)
+        table.add_row(mark, what, c.spec, n, _n(c.median_tok_s), _n(c.tau, ".2f"),
+                      set_tag(c.prompt_set, c.prompt_sha256), done, notes, key=key)
 
     # --- cursor and detail ----------------------------------------------------------------------
 
@@ -435,22 +455,25 @@ class SessionsScreen(Screen[None]):
         now = self._now()
         if kind == "session":
             t.append(s.name, style="bold")
-            t.append(f"  created {local_time(s.created, self.tz)} ({ago(s.created, now)}) · host {s.hostname or '?'} · "
-                     f"sglang {s.engine_version or '?'}" + (f" · attached {s.attached}" if s.attached else ""))
+            t.append(f"  created {local_time(s.created, self.tz)} ({ago(s.created, now)}) · host "
+                     f"{s.hostname or '?'} · sglang {s.engine_version or '?'}"
+                     + (f" · attached {s.attached}" if s.attached else ""))
             t.append(f"\narms {' → '.join(s.arms) or '—'} · {len(s.cells)} cells"
-                     + (f" · pair: {s.pair.verdict}" if s.pair and s.pair.verdict else ""), style="dim")
+                     + (f" · {len(s.pairs)} pairs" if len(s.pairs) > 1 else "")
+                     + (f" · latest pair: {s.pair.verdict}" if s.pair and s.pair.verdict else ""), style="dim")
             if s.problem:
                 t.append(f"\n{s.problem}", style="red")
             t.append("\nenter folds · p jumps to the next pair", style="dim")
         elif kind == "pair":
             p: PairEntry = obj  # type: ignore[assignment]
             t.append(f"pair {p.a} (A) vs {p.b} (B)", style="bold")
+            t.append(f" · {p.path.name}")
             t.append(f" · order {p.order}{' interleaved' if p.interleaved else ''} · set {p.prompt_set}")
             t.append(f"\n{p.verdict or p.problem}", style="bold green" if p.resolved else "bold yellow")
             if p.drift_flag:
                 t.append(f"\n{p.drift_flag}", style="yellow")
             t.append("\nlegs " + ", ".join(f"{leg} = {cell}" for leg, cell in p.legs), style="dim")
-            t.append("\nenter: report.md recomputed from the legs' rows", style="dim")
+            t.append(f"\nenter: {report_path_of(p.path).name} recomputed from the legs' rows", style="dim")
         else:
             c: CellEntry = obj  # type: ignore[assignment]
             t.append(f"{c.label}", style="bold")
@@ -460,7 +483,8 @@ class SessionsScreen(Screen[None]):
                      f"{_n(c.p90_tok_s)}) · τ {_n(c.tau, '.2f')} · max tokens {proto.get('max_tokens', '—')} · T "
                      f"{proto.get('temperature', '—')} · conc {proto.get('concurrency', '—')} · "
                      f"{proto.get('endpoint', 'chat')}")
-            t.append(f"\nprompt set {c.prompt_set or '—'} sha256 {(c.prompt_sha256[:16] + '…') if c.prompt_sha256 else '—'}", style="dim")
+            sha = (c.prompt_sha256[:16] + "…") if c.prompt_sha256 else "—"
+            t.append(f"\nprompt set {c.prompt_set or '—'} sha256 {sha}", style="dim")
             src = "summary.json" if c.figures_from == "summary" else "recomputed from rows"
             t.append(f"\nfigures: {src} · started {local_time(c.started, self.tz)}"
                      + ("" if c.complete else " · incomplete"), style="dim")
@@ -503,8 +527,9 @@ class SessionsScreen(Screen[None]):
             self.app.push_screen(ReportScreen(f"cell {c.label} · recomputed from rows.jsonl · {s.name}/{c.name}",
                                               lambda: cell_markdown(c.dir, tz)))
         else:
-            self.app.push_screen(ReportScreen(f"pair report · recomputed from the legs' rows · {s.name}",
-                                              lambda: pair_markdown(s.dir)))
+            p: PairEntry = obj  # type: ignore[assignment]
+            title = f"pair report · recomputed from the legs' rows · {s.name}/{p.path.name}"
+            self.app.push_screen(ReportScreen(title, lambda: pair_markdown(p.path)))
 
     def action_mark(self) -> None:
         k = self._cursor_key()
@@ -547,12 +572,16 @@ class SessionsScreen(Screen[None]):
         self.app.call_from_thread(self._compared, ps, a, b, cav, sa, sb)
 
     def _refused(self, text: str) -> None:
+        if not self.is_attached:  # closed while the worker read the disk
+            return
         self.last_refusal = text
         self.query_one("#status", Static).update(self._marks_text())
         self.notify(text, title="no comparison", severity="error", timeout=12)
         self.post_message(self.Compared(None, text))
 
     def _compared(self, ps: PairStats, a: Marked, b: Marked, cav: list[str], sa: list[float], sb: list[float]) -> None:
+        if not self.is_attached:  # closed while the worker read the disk
+            return
         self.last_refusal = None
         self.query_one("#status", Static).update(self._marks_text())
         self.app.push_screen(CompareScreen(ps, a, b, cav, self.tz, sa, sb))
@@ -563,7 +592,8 @@ class SessionsScreen(Screen[None]):
         keys = [k for k in self.entries]
         pairs = [i for i, k in enumerate(keys) if k.startswith("p:")]
         if not pairs:
-            self.notify("no pair recorded under this root (fold states hide none: unfold a session)", severity="warning")
+            self.notify("no pair row shown: none recorded under this root, or its session is folded (enter unfolds)",
+                        severity="warning")
             return
         cur = table.cursor_row
         nxt = next((i for i in pairs if i > cur), pairs[0])
