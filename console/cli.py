@@ -100,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     fo = sub.add_parser("forecast", help="price other draft depths from a measured cell (verify-tax model)")
     fo.add_argument("cell", type=Path, metavar="CELL_DIR")
-    fo.add_argument("--depths", default="3-8", help="range a-b or list a,b,c (default 3-8)")
+    fo.add_argument("--depths", default=None, help="range a-b or list a,b,c (default EAGLE 3-8, DFLASH 4,8,16,32)")
     fo.add_argument("--verify-tax-ms", type=float, default=None,
                     help="ms per extra drafted token (default: the report's measured 0.397)")
     fo.add_argument("--json", action="store_true")
@@ -428,32 +428,25 @@ def _parse_depths(text: str) -> list[int]:
 def cmd_forecast(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
-    from console.core.measure.forecast import forecast
-    from console.core.sessions.report import cell_report
+    from console.core.sessions.browse import cell_forecast
     from console.core.sessions.store import write_json
     if not (args.cell / "rows.jsonl").exists():
         raise ValueError(f"{args.cell}: not a cell directory (no rows.jsonl)")
-    r = cell_report(args.cell)
-    spec = r.get("speculative") or {}
-    if not r["per_position_acceptance"] or not r["median_tok_s"] or not r["tau"]:
-        raise ValueError(f"{args.cell}: the cell has no per-position acceptance (no speculation, or no usable row)")
-    fam = str(spec.get("algorithm") or "").upper()
-    depth = spec.get("num_draft_tokens") if fam == "DFLASH" else spec.get("num_steps")
-    if spec.get("topk") not in (None, 1) and fam != "DFLASH":
-        raise ValueError(f"{args.cell}: topk {spec.get('topk')} is tree drafting; the chain forecast does not apply")
-    fc = forecast(r["per_position_acceptance"], int(depth), r["median_tok_s"], r["tau"], _parse_depths(args.depths),
-                  verify_tax_ms=args.verify_tax_ms, tax_source="given (--verify-tax-ms)" if args.verify_tax_ms else None,
-                  cell_dir=str(args.cell))
+    cf = cell_forecast(args.cell, depths=_parse_depths(args.depths) if args.depths else None,
+                       verify_tax_ms=args.verify_tax_ms,
+                       tax_source="given (--verify-tax-ms)" if args.verify_tax_ms else None)
+    fc = cf.forecast
     write_json(args.cell / "forecast.json", fc.to_json())
     if args.json:
         print(json.dumps({"forecast": fc.to_json()}))
         return EXIT_OK
-    t = Table(title=f"forecast from {args.cell.name}: {fam} depth {depth}, {r['median_tok_s']:.1f} tok/s, τ {r['tau']:.2f}, "
-                    f"step {fc.base_step_ms:.2f} ms (n={r['n_included']})", title_justify="left")
-    for c in ("depth", "τ", "step ms", "tok/s", "vs measured", "extrapolated p_i"):
+    unit = "block" if cf.family == "DFLASH" else "depth"
+    t = Table(title=f"forecast from {args.cell.name}: {cf.family} {unit} {cf.depth}, {fc.base_tok_s:.1f} tok/s, "
+                    f"τ {fc.base_tau:.2f}, step {fc.base_step_ms:.2f} ms (n={cf.n_included})", title_justify="left")
+    for c in (unit, "τ", "step ms", "tok/s", "vs measured", "extrapolated p_i"):
         t.add_column(c, justify="right")
     for pt in fc.points:
-        mark = " (measured)" if pt.depth == depth else ""
+        mark = " (measured)" if pt.depth == cf.depth else ""
         t.add_row(f"{pt.depth}{mark}", f"{pt.tau:.2f}", f"{pt.step_ms:.2f}", f"{pt.tok_s:.1f}",
                   f"{100 * (pt.tok_s / fc.base_tok_s - 1):+.1f}%", str(pt.extrapolated_positions or ""))
     Console().print(t)

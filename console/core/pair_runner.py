@@ -151,7 +151,7 @@ def _forecast_b(spec: PairSpec, legs: list[Leg], tax_ms: float, tax_source: str)
     if not (s.per_position_acceptance and s.median_tok_s and s.tau):
         return None
     fc = forecast(s.per_position_acceptance, _depth(a), s.median_tok_s, s.tau, [_depth(b)], verify_tax_ms=tax_ms,
-                  tax_source=tax_source, cell_dir=first_a.cell_dir)
+                  tax_source=tax_source, cell_dir=first_a.cell_dir, family=a.drafter.family)
     pt = fc.at(_depth(b))
     return {"depth": pt.depth, "tok_s": pt.tok_s, "tau": pt.tau, "step_ms": pt.step_ms,
             "from_cell": first_a.cell_dir, "verify_tax_ms": fc.verify_tax_ms, "tax_source": fc.tax_source,

@@ -408,6 +408,7 @@ class Runtime:
             "protocol": asdict(proto),
             "node_usd_per_hour": self.profile.node_usd_per_hour if self.profile else None,
             "simulated": self.state.simulated,
+            "sim_time_scale": self.state.sim_time_scale,
             "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "complete": False,
         }
@@ -512,7 +513,7 @@ class Runtime:
         after = flip.after.drafter
         new_depth = after.draft_tokens if fam == "dflash" else after.steps
         fc = forecast(s.per_position_acceptance, depth, s.median_tok_s, s.tau, [new_depth], verify_tax_ms=tax,
-                      tax_source=src, cell_dir=base.cell_dir)
+                      tax_source=src, cell_dir=base.cell_dir, family=fam)
         note = f"cell '{base.label}' (n={s.n_included}, {base.prompt_set})"
         if base.label == "anchor":
             note += " — the short anchor set; a cell at your target workload forecasts better"

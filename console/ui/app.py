@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import time
+from pathlib import Path
 from typing import Any, Callable, Coroutine
 
 from textual import work
@@ -23,6 +24,8 @@ from console.ui.screens.logs import LogScreen
 from console.ui.screens.run_cell import RunCellScreen
 from console.ui.screens.chat import ChatScreen
 from console.ui.screens.flip import FlipScreen
+from console.ui.screens.forecast import ForecastScreen
+from console.ui.screens.sessions import SessionsScreen
 from console.ui.screens.pair import PairScreen, PairState
 
 RuntimeFactory = Callable[[Callable[[Event], None]], Runtime]
@@ -70,6 +73,8 @@ class ConsoleApp(App[int]):
         Binding("k", "flip('kv')", "KV dtype"),
         Binding("p", "pair", "pair"),
         Binding("c", "chat", "chat"),
+        Binding("b", "sessions", "sessions"),
+        Binding("d", "forecast", "forecast"),
         Binding("l", "logs", "logs"),
         Binding("question_mark", "help", "help"),
         Binding("1", "maximize('server')", "server", show=False),
@@ -242,7 +247,30 @@ class ConsoleApp(App[int]):
 
     # --- actions -----------------------------------------------------------------------------
 
-    DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs", "maximize", "chat"})
+    DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs", "maximize", "chat", "sessions",
+                                   "forecast"})
+
+    def action_sessions(self) -> None:
+        """Browse recorded sessions: cells, pairs, reports; compare two cells of the same workload."""
+        rt = self.runtime
+        if rt is not None:
+            self.push_screen(SessionsScreen(rt.sessions_root, default_tax=rt.default_verify_tax_ms()))
+
+    def action_forecast(self) -> None:
+        """Forecast other depths from the latest measured cell of the running arm."""
+        rt = self.runtime
+        if rt is None:
+            return
+        st = rt.state
+        arm = len(st.arms) - 1 if st.arms else None
+        cells = [c for c in st.cells_done if c.arm_index == arm and c.cell_dir and c.summary is not None
+                 and c.summary.per_position_acceptance]
+        if not cells:
+            self.notify("no measured cell with per-position acceptance on this arm yet (r runs one)",
+                        severity="warning")
+            return
+        base = next((c for c in reversed(cells) if c.label != "anchor"), cells[-1])
+        self.push_screen(ForecastScreen(Path(base.cell_dir), default_tax=rt.default_verify_tax_ms()))
 
     def action_chat(self) -> None:
         """Chat with the served model (openai SDK); every answer carries TTFT, tok/s, τ and p_i."""
@@ -278,6 +306,8 @@ class ConsoleApp(App[int]):
             ("Flip: KV-cache dtype", "auto ↔ fp8_e4m3", lambda: self.action_flip("kv")),
             ("Record a pair…", "same-session A/B with a verdict", self.action_pair),
             ("Chat with the model", "openai SDK; per-turn TTFT, tok/s, τ, p_i", self.action_chat),
+            ("Sessions…", "recorded sessions, cells and pairs; reports; compare two cells", self.action_sessions),
+            ("Forecast depths…", "price other draft depths from the latest cell of this arm", self.action_forecast),
             ("Engine log", "the launched engine's log", self.action_logs),
             ("Help: definitions and keys", "every formula the console uses", self.action_help),
             ("Toggle light/dark", "theme", self.action_toggle_theme),

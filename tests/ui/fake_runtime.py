@@ -46,6 +46,7 @@ class FakeRuntime:
         self.observer = observer
         self.profile = resolve_profile(str(Path(__file__).resolve().parents[2] / "profiles" / "k26-eagle3-d6.toml")).with_sim()
         self.relaunched: list = []
+        self.sessions_root = Path("/nonexistent-sessions-root")
         self.anchors = 0
         self.attach_url = "fake://reference"
         self.engine = None

@@ -40,3 +40,13 @@ def test_compare():
     assert cmp.error_pct == pytest.approx(100 * (1 / 1.02 - 1))
     with pytest.raises(ValueError):
         fcm.compare(fc, 9, 1.0, None)
+
+
+def test_dflash_depth_is_the_block_and_positions_are_block_minus_one():
+    # a block of 4 verifies 3 drafted tokens: p_1..p_3 measured; block 5 needs one extrapolated position
+    p = [0.8, 0.6, 0.4]
+    fc = fcm.forecast(p, base_depth=4, base_tok_s=300.0, base_tau=2.8, depths=[4, 5], family="dflash")
+    assert fc.at(4).tau == pytest.approx(2.8) and fc.at(4).extrapolated_positions == 0
+    assert fc.at(4).step_ms == pytest.approx(fc.base_step_ms)
+    assert fc.at(5).extrapolated_positions == 1 and fc.at(5).step_ms == pytest.approx(fc.base_step_ms + 0.397)
+    assert fcm.draft_positions("dflash", 16) == 15 and fcm.draft_positions("eagle3", 6) == 6

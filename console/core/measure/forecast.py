@@ -68,9 +68,16 @@ def extend_positions(p: Sequence[float], k: int) -> list[float]:
     return out
 
 
+def draft_positions(family: str, depth: int) -> int:
+    """Draft positions verified per step at a depth as operators name it: EAGLE-like drafters propose `steps`
+    tokens (positions 1..steps); a DFLASH block of B verifies B − 1 drafted tokens after the anchor token."""
+    return depth - 1 if family.lower() == "dflash" else depth
+
+
 def forecast(positions: Sequence[float], base_depth: int, base_tok_s: float, base_tau: float,
              depths: Sequence[int], verify_tax_ms: float | None = None, tax_source: str | None = None,
-             cell_dir: str | None = None) -> Forecast:
+             cell_dir: str | None = None, family: str = "eagle3") -> Forecast:
+    """`base_depth` and `depths` in the family's own terms (EAGLE: steps; DFLASH: block size)."""
     if base_tok_s <= 0 or base_tau <= 0:
         raise ValueError("the base cell needs a positive median tok/s and τ")
     tax = REPORT_VERIFY_TAX_MS if verify_tax_ms is None else verify_tax_ms
@@ -78,15 +85,17 @@ def forecast(positions: Sequence[float], base_depth: int, base_tok_s: float, bas
     step0 = stats.implied_step_ms(base_tau, base_tok_s)
     fc = Forecast(base_depth=base_depth, base_tok_s=base_tok_s, base_tau=base_tau, base_step_ms=step0,
                   positions=list(positions), verify_tax_ms=tax, tax_source=src, cell_dir=cell_dir)
-    for k in sorted(set(depths)):
+    k0 = draft_positions(family, base_depth)
+    for d in sorted(set(depths)):
+        k = draft_positions(family, d)
         if k < 1:
             continue
         pk = extend_positions(positions, k)
         tau = 1.0 + sum(pk[:k])
-        step = step0 + (k - base_depth) * tax
+        step = step0 + (k - k0) * tax
         if step <= 0:
             continue
-        fc.points.append(DepthForecast(depth=k, tau=tau, step_ms=step, tok_s=1000.0 * tau / step,
+        fc.points.append(DepthForecast(depth=d, tau=tau, step_ms=step, tok_s=1000.0 * tau / step,
                                        extrapolated_positions=max(0, k - len(positions))))
     return fc
 
