@@ -59,6 +59,8 @@ class CellProgress:
     arm_index: int | None = None
     """Index in `RuntimeState.arms` of the arm the cell ran on."""
     prompt_set: str | None = None
+    forecast_cmp: dict[str, Any] | None = None
+    """Predicted (before the flip to this arm) vs measured, when this cell is the forecast's workload."""
 
 
 @dataclass
@@ -175,6 +177,7 @@ class Runtime:
         self._telemetry: asyncio.Task | None = None
         self._cell_task: asyncio.Task | None = None
         self._stop_cell = False
+        self._pending_forecast: tuple[int, str, Any] | None = None
 
     # --- events ------------------------------------------------------------------------------
 
@@ -472,6 +475,18 @@ class Runtime:
             prog.running = False
         prog.summary = result.summary
         prog.status = "cancelled" if result.cancelled else "done"
+        pf = self._pending_forecast
+        if pf is not None and pf[0] == prog.arm_index and pf[1] == pset.name and result.summary.median_tok_s:
+            fc = pf[2]
+            pt = fc.points[0] if fc.points else None
+            if pt is not None:
+                prog.forecast_cmp = {"depth": pt.depth, "predicted_tok_s": pt.tok_s, "predicted_tau": pt.tau,
+                                     "measured_tok_s": result.summary.median_tok_s,
+                                     "measured_tau": result.summary.tau,
+                                     "error_pct": 100.0 * (pt.tok_s / result.summary.median_tok_s - 1.0),
+                                     "forecast": fc.to_json()}
+                writer.update_manifest(forecast_vs_measured=prog.forecast_cmp)
+                self._pending_forecast = None
         self.state.cells_done.append(prog)
         self._emit("cell_finished", summary=result.summary, cell_dir=str(writer.dir), label=label,
                    cancelled=result.cancelled)
@@ -546,8 +561,10 @@ class Runtime:
                                   "kv_capacity_tokens": arm.kv_capacity_tokens})
         return res
 
-    async def relaunch(self, profile: Profile, anchor: bool = True) -> None:
-        """Stop the running engine and launch `profile` in the same session (a flip), then re-anchor."""
+    async def relaunch(self, profile: Profile, anchor: bool = True, forecast: Any = None,
+                       forecast_prompt_set: str | None = None) -> None:
+        """Stop the running engine and launch `profile` in the same session (a flip), then re-anchor. A
+        `forecast` made before the flip is compared with the first cell on the new arm over the same prompt set."""
         if self.state.mode != "launch":
             raise RuntimeError("attached to a server the console did not launch: it cannot relaunch it")
         if self.state.cell is not None and self.state.cell.running:
@@ -578,6 +595,8 @@ class Runtime:
             self.monitor = LiveMonitor()
             self.state.live = None
             await self._launch()
+            if forecast is not None and forecast_prompt_set:
+                self._pending_forecast = (len(self.state.arms) - 1, forecast_prompt_set, forecast)
         finally:
             self.state.relaunching = False
         if anchor:

@@ -389,9 +389,13 @@ class ConsoleApp(App[int]):
         except ValueError as e:
             fc, note = None, str(e)
 
+        base_set = None
+        if fc is not None and fc.cell_dir:
+            base_set = next((c.prompt_set for c in rt.state.cells_done if c.cell_dir == fc.cell_dir), None)
+
         def confirmed(ok: bool | None) -> None:
             if ok:
-                self.submit("flip", rt.relaunch(flip.after))
+                self.submit("flip", rt.relaunch(flip.after, forecast=fc, forecast_prompt_set=base_set))
                 self.notify(f"relaunching as {flip.after.name}")
 
         self.push_screen(FlipScreen(flip, fc, note, rt.last_startup_s()), confirmed)

@@ -273,6 +273,11 @@ def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_
         parts.append(Text("p_i " + " ".join(f"{x:.2f}" for x in s.per_position_acceptance)
                           + f"   Σp_i/K {num(s.accept_rate_check, '.3f')} vs server accept rate "
                           + num(s.server_accept_rate, '.3f'), style="dim"))
+    if c.forecast_cmp:
+        f = c.forecast_cmp
+        parts.append(Text(f"forecast made before the flip: depth {f['depth']} {f['predicted_tok_s']:.1f} tok/s "
+                          f"(τ {f['predicted_tau']:.2f}) · measured {f['measured_tok_s']:.1f} "
+                          f"(τ {num(f['measured_tau'], '.2f')}) · error {f['error_pct']:+.1f}%", style="bold"))
     if c.cell_dir:
         parts.append(Text(f"rows → {c.cell_dir}/rows.jsonl", style="dim"))
     return Group(*parts)

@@ -71,3 +71,27 @@ async def test_flip_relaunches_with_new_depth_new_capacity_and_fresh_anchor(tmp_
         assert len([a for a in meta["arms"] if "argv" in a]) == 3
     finally:
         await rt.stop()
+
+
+async def test_flip_forecast_is_compared_with_the_first_cell_of_the_new_arm(tmp_path):
+    from console.core.launch import flips
+    from console.core.measure.cell import CellProtocol
+    rt = Runtime(profile=resolve_profile("k26-eagle3-d6"), sim=True, sim_args=["--sim-time-scale", "8"],
+                 sessions=tmp_path)
+    proto = CellProtocol(prompt_set="tool-short", n=4, max_tokens=256, warmup=1)
+    try:
+        await rt.start()
+        await rt.run_cell(proto)
+        flip = flips.flip_depth(rt.profile, +1)
+        fc, note = rt.forecast_for(flip)
+        assert fc is not None and "tool-short" in note
+        await rt.relaunch(flip.after, forecast=fc, forecast_prompt_set="tool-short")
+        await rt.run_cell(proto)
+        cmp = rt.state.cells_done[-1].forecast_cmp
+        assert cmp is not None and cmp["depth"] == 7 and abs(cmp["error_pct"]) < 25
+        import json
+        from pathlib import Path
+        m = json.loads((Path(rt.state.cells_done[-1].cell_dir) / "manifest.json").read_text())
+        assert m["forecast_vs_measured"]["predicted_tok_s"] == cmp["predicted_tok_s"]
+    finally:
+        await rt.stop()
