@@ -12,6 +12,7 @@ from typing import Any, Callable, Coroutine
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Header, Static
 
@@ -179,6 +180,12 @@ class ConsoleApp(App[int]):
     # --- refresh -----------------------------------------------------------------------------
 
     def refresh_state(self) -> None:
+        try:
+            self._refresh_state()
+        except NoMatches:  # a tick that lands while the app is still composing or already shutting down
+            pass
+
+    def _refresh_state(self) -> None:
         rt = self.runtime
         if rt is None:
             return

@@ -108,7 +108,7 @@ class FakeRuntime:
     async def run_anchor(self, proto: CellProtocol | None = None) -> Any:
         self.anchors += 1
 
-    async def relaunch(self, profile, anchor: bool = True) -> None:
+    async def relaunch(self, profile, anchor: bool = True, forecast=None, forecast_prompt_set=None) -> None:
         self.relaunched.append(profile)
 
     async def stop(self) -> None:
