@@ -271,9 +271,10 @@ class Runtime:
         self.state.log_path = str(log)
         self.state.startup_started = time.monotonic()
         self.engine = EngineProcess(argv, log, env=prof.env or None, tp=prof.tp, has_draft=prof.drafter.enabled,
-                                    display_argv=shown)
+                                    display_argv=shown, secrets=[api_key] if api_key else None)
         self.node_engines = [EngineProcess(a, log.with_name(f"{log.stem}-rank{r}.log"), env=prof.env or None,
-                                           tp=prof.tp, has_draft=prof.drafter.enabled, display_argv=redact_argv(a))
+                                           tp=prof.tp, has_draft=prof.drafter.enabled, display_argv=redact_argv(a),
+                                           secrets=[api_key] if api_key else None)
                              for r, a in enumerate(argvs[1:], 1)]
         self.session.add_arm({"profile": prof.name, "argv": shown, "log": log.name, "launched_utc": time.time()})
         self._emit("launching", argv=shown, log_path=str(log))

@@ -37,3 +37,19 @@ def test_secrets_never_reach_disk(tmp_path):
 
 def test_redact_mapping_leaves_unset_keys():
     assert redact_mapping({"api_key": None, "x": [1, "a"]}) == {"api_key": None, "x": [1, "a"]}
+
+
+def test_engine_log_relay_redacts_a_key_split_across_writes(tmp_path):
+    import sys
+    import time as _t
+
+    from console.core.launch.process import EngineProcess
+    key = "sk-SPLIT-0123456789abcdef"
+    code = (f"import sys,time; sys.stdout.write('api_key={key[:9]}'); sys.stdout.flush(); time.sleep(0.2); "
+            f"sys.stdout.write('{key[9:]} end\\\\n'); sys.stdout.flush()")
+    e = EngineProcess([sys.executable, "-c", code], tmp_path / "engine.log", secrets=[key])
+    e.start()
+    e.proc.wait(timeout=10)
+    e._relay.join(timeout=5)
+    text = (tmp_path / "engine.log").read_text()
+    assert key not in text and "api_key=<redacted> end" in text

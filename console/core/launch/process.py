@@ -69,6 +69,7 @@ class EngineProcess:
         tp: int = 1,
         has_draft: bool | None = None,
         display_argv: list[str] | None = None,
+        secrets: list[str] | None = None,
     ) -> None:
         self.argv = list(argv)
         self.display_argv = display_argv or list(argv)
@@ -76,6 +77,9 @@ class EngineProcess:
         self.env = env
         self.cwd = cwd
         self.parser = StartupParser(tp=tp, has_draft=has_draft)
+        self.secrets = [x for x in (secrets or []) if x]
+        """Values (API keys) replaced by '<redacted>' before the engine's output reaches the log file."""
+        self._relay: threading.Thread | None = None
         self.proc: subprocess.Popen | None = None
         self.started_at: float | None = None
         self.ready_at: float | None = None
@@ -98,15 +102,21 @@ class EngineProcess:
             logf.flush()
             self._log_pos = logf.tell()
             try:
+                # With secrets, the output goes through a relay that redacts them (SGLang prints its
+                # server_args, api_key included); otherwise straight to the file.
                 self.proc = subprocess.Popen(
-                    self.argv, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                    env=env, cwd=self.cwd, preexec_fn=_pdeathsig, close_fds=True,
+                    self.argv, stdout=subprocess.PIPE if self.secrets else logf, stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL, env=env, cwd=self.cwd, preexec_fn=_pdeathsig, close_fds=True,
                 )
             except FileNotFoundError:
                 raise EngineDied(None, f"cannot execute {self.argv[0]!r}: not found (check engine.python in the profile)",
                                  self.log_path) from None
             except PermissionError:
                 raise EngineDied(None, f"cannot execute {self.argv[0]!r}: permission denied", self.log_path) from None
+        if self.secrets and self.proc.stdout is not None:
+            self._relay = threading.Thread(target=_relay_redacted, args=(self.proc.stdout, self.log_path, self.secrets),
+                                           name="engine-log-relay", daemon=True)
+            self._relay.start()
         self.started_at = time.monotonic()
         with _LIVE_LOCK:
             _LIVE.add(self)
@@ -241,6 +251,32 @@ class EngineProcess:
             with _LIVE_LOCK:
                 _LIVE.discard(self)
         return self.proc.returncode
+
+
+def _relay_redacted(pipe, log_path: Path, secrets: list[str]) -> None:
+    """Copy the engine's output to the log, replacing every secret; a secret split across two reads is caught
+    by holding back the last len(secret) − 1 bytes until more arrive."""
+    keys = [x.encode() for x in secrets]
+    hold = max(len(k) for k in keys) - 1
+    red = b"<redacted>"
+    buf = b""
+    with open(log_path, "ab") as out:
+        while True:
+            chunk = os.read(pipe.fileno(), 65536)
+            if not chunk:
+                break
+            buf += chunk
+            for k in keys:
+                buf = buf.replace(k, red)
+            cut = len(buf) - hold if hold > 0 else len(buf)
+            # never cut inside a redaction marker we just wrote
+            out.write(buf[:max(cut, 0)])
+            out.flush()
+            buf = buf[max(cut, 0):]
+        for k in keys:
+            buf = buf.replace(k, red)
+        out.write(buf)
+        out.flush()
 
 
 def _signal_group(pgid: int, sig: int) -> None:
