@@ -138,14 +138,12 @@ def test_startup_snapshot(snap_compare, size):
     assert snap_compare(app, terminal_size=size)
 
 
-def test_help_snapshot(snap_compare):
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)])
+@pytest.mark.parametrize("key", ["question_mark", "r", "plus", "p", "l"],
+                         ids=["help", "run-cell", "flip", "pair", "logs"])
+def test_screen_snapshots(snap_compare, key, size):
     app, _ = app_with_fake()
-    assert snap_compare(app, press=["question_mark"], terminal_size=(160, 48))
-
-
-def test_run_cell_screen_snapshot(snap_compare):
-    app, _ = app_with_fake()
-    assert snap_compare(app, press=["r"], terminal_size=(160, 48))
+    assert snap_compare(app, press=[key], terminal_size=size)
 
 
 async def test_plus_opens_the_flip_screen_with_diff_and_forecast_and_y_relaunches():
@@ -194,10 +192,6 @@ async def test_flips_refused_when_attached():
         assert not isinstance(app.screen, FlipScreen)
     assert holder[0].relaunched == []
 
-
-def test_flip_screen_snapshot(snap_compare):
-    app, _ = app_with_fake()
-    assert snap_compare(app, press=["plus"], terminal_size=(160, 48))
 
 
 async def test_pair_recorder_runs_the_core_pair_and_shows_the_result_card(monkeypatch, tmp_path):
