@@ -48,6 +48,8 @@ def _target_args(p: argparse.ArgumentParser, default_sim: bool = False) -> None:
     p.add_argument("--sessions", type=Path, default=None, help="sessions directory (default ./sessions)")
     p.add_argument("--force", action="store_true",
                    help="launch even when preflight finds errors (port bound, foreign GPU processes, missing paths)")
+    p.add_argument("--stall-timeout", type=float, default=120.0, metavar="S",
+                   help="abandon a streaming request after S seconds without a byte (default 120)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -152,7 +154,8 @@ def _make_runtime(args: argparse.Namespace, observer=None, session_dir: Path | N
     from console.core.runtime import Runtime
     if args.attach:
         return Runtime(attach_url=args.attach, api_key=_api_key_from_env(args.api_key_env),
-                       sessions=args.sessions, observer=observer, session_dir=session_dir)
+                       sessions=args.sessions, observer=observer, session_dir=session_dir,
+                       stall_timeout_s=getattr(args, "stall_timeout", 120.0))
     force = getattr(args, "force", False)
     sim = args.sim
     prof_name = args.profile
@@ -160,7 +163,8 @@ def _make_runtime(args: argparse.Namespace, observer=None, session_dir: Path | N
         prof_name, sim = DEFAULT_PROFILE, True
     prof = resolve_profile(prof_name)
     return Runtime(profile=prof, sim=sim, sim_args=_sim_args(args) if (sim or prof.is_sim) else [],
-                   sessions=args.sessions, observer=observer, session_dir=session_dir, force=force)
+                   sessions=args.sessions, observer=observer, session_dir=session_dir, force=force,
+                   stall_timeout_s=getattr(args, "stall_timeout", 120.0))
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
@@ -260,7 +264,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             with progress:
                 res = await rt.run_cell(proto, resume_dir=args.resume)
             cell_dir = Path(rt.state.cell.cell_dir) if rt.state.cell else None
-            if rt.state.phase == "dead":
+            if rt.state.phase == "dead" or res.interrupted:
                 return EXIT_ENGINE, cell_dir
             return (EXIT_OK if res.summary.n_ok > 0 else EXIT_EMPTY), cell_dir
         finally:

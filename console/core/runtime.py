@@ -26,10 +26,10 @@ from console.core.engine.stream import StreamClient
 from console.core.launch.logparse import StartupProgress
 from console.core.launch.history import launch_history
 from console.core.launch.preflight import has_errors, preflight
-from console.core.launch.process import EngineDied, EngineProcess, EngineTimeout
+from console.core.launch.process import EngineDied, EngineProcess, EngineTimeout, describe_exit
 from console.core.launch.profile import Profile, profile_from_server_info, profile_to_toml, redact_argv
 from console.core.measure import stats
-from console.core.measure.cell import CellProtocol, CellResult, run_cell
+from console.core.measure.cell import CellProtocol, CellResult, is_transport_error, run_cell
 from console.core.measure.records import RequestRecord
 from console.core.monitor import LiveMonitor, LiveSnapshot
 from console.core.sessions.store import CellWriter, Session, load_rows, node_fingerprint, read_json, sessions_root
@@ -150,6 +150,7 @@ class Runtime:
         session_slug: str | None = None,
         session_dir: Path | None = None,
         force: bool = False,
+        stall_timeout_s: float = 120.0,
     ) -> None:
         if (profile is None) == (attach_url is None):
             raise ValueError("give a profile to launch or a URL to attach to (exactly one)")
@@ -165,6 +166,8 @@ class Runtime:
         self.session_dir = session_dir
         """An existing session to continue (resume) instead of creating a new one."""
         self.force = force
+        self.stall_timeout_s = stall_timeout_s
+        """Seconds without a byte before a streaming request is abandoned as stalled."""
         """Launch even when preflight finds errors (port bound, foreign GPU processes, missing paths)."""
         self.state = RuntimeState()
         self.monitor = LiveMonitor()
@@ -295,7 +298,7 @@ class Runtime:
                                          on_progress=progress, also=self.node_engines)
         except (EngineDied, EngineTimeout) as e:
             self.state.phase = "dead"
-            msg = f"engine died (code {e.returncode}): {e.error_line or 'no error line'}" \
+            msg = f"engine died before ready ({describe_exit(e.returncode)}): {e.error_line or 'no error line'}" \
                 if isinstance(e, EngineDied) else str(e)
             self.state.error = msg
             self._emit("died", text=msg, log_path=str(log))
@@ -338,7 +341,7 @@ class Runtime:
 
     def _connect(self, url: str, api_key: str | None) -> None:
         self.admin = AdminClient(url, api_key=api_key)
-        self.stream = StreamClient(url, api_key=api_key)
+        self.stream = StreamClient(url, api_key=api_key, stall_timeout_s=self.stall_timeout_s)
         self.monitor.attach(self.stream.inflight)
 
     def _have_server(self, info: ServerInfo) -> None:
@@ -348,6 +351,22 @@ class Runtime:
 
     # --- telemetry ---------------------------------------------------------------------------
 
+    def _engines_alive(self) -> bool:
+        return all(e.alive for e in [self.engine, *self.node_engines] if e is not None)
+
+    def _report_death(self) -> None:
+        """Mark the launched engine dead and say why, once."""
+        if self.state.phase == "dead" or self.engine is None:
+            return
+        dead = next((e for e in [self.engine, *self.node_engines] if not e.alive), None)
+        if dead is None:
+            return
+        reason = dead.death_reason() if dead is self.engine else \
+            f"node rank {self.node_engines.index(dead) + 1}: {dead.death_reason()}"
+        self.state.phase = "dead"
+        self.state.error = reason
+        self._emit("died", text=reason, log_path=str(dead.log_path))
+
     def _start_telemetry(self) -> None:
         if self._telemetry is None or self._telemetry.done():
             self._telemetry = asyncio.create_task(self._telemetry_loop())
@@ -356,13 +375,8 @@ class Runtime:
         tick = 0
         while True:
             try:
-                dead = next((e for e in [self.engine, *self.node_engines] if e is not None and not e.alive), None)
-                if self.engine is not None and self.state.phase == "ready" and dead is not None:
-                    reason = dead.death_reason() if dead is self.engine else \
-                        f"node rank {self.node_engines.index(dead) + 1}: {dead.death_reason()}"
-                    self.state.phase = "dead"
-                    self.state.error = reason
-                    self._emit("died", text=reason, log_path=str(self.engine.log_path))
+                if self.engine is not None and self.state.phase == "ready" and not self._engines_alive():
+                    self._report_death()
                 elif self.engine is not None:
                     self.engine.read_log()
                 self.state.live = self.monitor.tick()
@@ -432,9 +446,10 @@ class Runtime:
         if resume_dir is not None:
             writer = CellWriter(Path(resume_dir))
             manifest = read_json(writer.manifest_path)
-            check_resumable(manifest, pset, info)
+            check_resumable(manifest, pset, info, self.state.sim_time_scale)
             label = manifest.get("label") or label or writer.dir.name
-            done_rows = [r for r in load_rows(writer.dir) if not r.warmup]
+            # a request cut by a transport failure (engine gone) did not finish: send it again
+            done_rows = [r for r in load_rows(writer.dir) if not r.warmup and not is_transport_error(r)]
             resumed = manifest.get("resumed") or []
             resumed.append({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows_before": len(done_rows),
                             "launch_argv": self.state.argv})
@@ -471,11 +486,15 @@ class Runtime:
                 self.stream, self.admin, pset, proto, writer=writer, model=info.model_name() if info else "default",
                 num_draft_tokens=info.spec.num_draft_tokens if info and info.spec.enabled else None,
                 observer=Obs(), should_stop=lambda: self._stop_cell, done_rows=done_rows,
+                engine_alive=self._engines_alive if self.engine is not None else None,
             )
         finally:
             prog.running = False
+            if self.engine is not None and not self._engines_alive():
+                self._report_death()  # now, not at the next telemetry tick
         prog.summary = result.summary
-        prog.status = "cancelled" if result.cancelled else "done"
+        prog.status = "interrupted: the engine died" if result.interrupted else (
+            "cancelled" if result.cancelled else "done")
         pf = self._pending_forecast
         if pf is not None and pf[0] == prog.arm_index and pf[1] == pset.name and result.summary.median_tok_s:
             fc = pf[2]
@@ -648,7 +667,8 @@ class ResumeError(ValueError):
     """One line: why this cell cannot be continued on this server."""
 
 
-def check_resumable(manifest: dict[str, Any], pset, info: ServerInfo | None) -> None:
+def check_resumable(manifest: dict[str, Any], pset, info: ServerInfo | None,
+                    sim_time_scale: float | None = None) -> None:
     """A cell continues only with the same prompt bytes and the same server configuration: mixing arms in
     one cell would make its median meaningless."""
     want = (manifest.get("prompt_set") or {}).get("sha256")
@@ -660,6 +680,8 @@ def check_resumable(manifest: dict[str, Any], pset, info: ServerInfo | None) -> 
     was, now = manifest.get("speculative") or {}, _spec_dict(info) or {}
     keys = ("algorithm", "num_steps", "topk", "num_draft_tokens")
     diff = [f"{k} {was.get(k)} → {now.get(k)}" for k in keys if was.get(k) != now.get(k)]
+    if "sim_time_scale" in manifest and manifest.get("sim_time_scale") != sim_time_scale:
+        diff.append(f"twin time scale {manifest.get('sim_time_scale')} → {sim_time_scale} (rates would not compare)")
     if manifest.get("kv_cache_dtype") not in (None, info.kv_cache_dtype):
         diff.append(f"kv_cache_dtype {manifest.get('kv_cache_dtype')} → {info.kv_cache_dtype}")
     if diff:

@@ -116,7 +116,9 @@ async def send_line(pilot, text: str) -> None:
 
 
 async def test_type_send_stream_then_stats_line(io):
-    s = make_session(delay=0.03)
+    import threading
+    gate = threading.Event()
+    s = make_session(gate=gate, hold_after=4)  # the stream pauses after 4 chunks until the gate opens
     app = Host(s, submitter(io))
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause(0.1)
@@ -127,6 +129,7 @@ async def test_type_send_stream_then_stats_line(io):
         partial = col.md.source
         assert len(partial) < len(FULL)  # seen while still streaming
         assert "streaming" in text_of(app, "#chat-status")
+        gate.set()
         await wait_for(pilot, lambda: not app.screen._streaming)
         await pilot.pause(0.1)
         shown = text_of(app, "#chat-col-0")

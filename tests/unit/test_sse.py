@@ -17,14 +17,15 @@ def test_basic_and_split_across_reads_stamps_completion_time():
 
 def test_crlf_cr_and_comments_and_multiline():
     got = events([b": keepalive\r\n\r\ndata: x\r\ndata: y\r\n\r\n", b"data: z\r", b"\r"])
-    # a bare trailing CR may be half of CRLF: that blank line completes only with more bytes
-    assert got == [("x\ny", None, 1)]
+    # a bare trailing CR ends its line at once (CR-only framing is not delayed a read)
+    assert got == [("x\ny", None, 1), ("z", None, 3)]
 
 
-def test_trailing_cr_waits_for_possible_lf():
+def test_crlf_split_across_reads_is_one_line_end():
     p = SSEParser()
     assert p.feed(b"data: a\r", 1) == []
-    assert [e.data for e in p.feed(b"\n\r\n", 2)] == ["a"]
+    assert [(e.data, e.t_ns) for e in p.feed(b"\n\r\n", 2)] == [("a", 2)]
+    assert [(e.data, e.t_ns) for e in p.feed(b"data: b\r\r", 3)] == [("b", 3)]
 
 
 def test_event_name_and_unknown_fields():

@@ -65,7 +65,8 @@ def parse_samples(text: str) -> list[Sample]:
             for s in fam.samples:
                 out.append(Sample(s.name, dict(s.labels), float(s.value)))
     except Exception as e:  # the parser raises ValueError / TypeError / IndexError on malformed input
-        raise ValueError(f"/metrics: not a Prometheus text exposition ({type(e).__name__}: {e})") from None
+        why = "".join(c if c.isprintable() else " " for c in str(e))[:160]
+        raise ValueError(f"/metrics: not a Prometheus text exposition ({type(e).__name__}: {why})") from None
     return out
 
 

@@ -24,15 +24,20 @@ class SSEEvent:
 class SSEParser:
     """Stateful byte-level parser; call `feed(chunk, t_ns)` per read, then `close(t_ns)`."""
 
-    __slots__ = ("_buf", "_data", "_event", "_max_event_bytes")
+    __slots__ = ("_buf", "_data", "_event", "_max_event_bytes", "_skip_lf")
 
     def __init__(self, max_event_bytes: int = 64 * 1024 * 1024) -> None:
         self._buf = b""
         self._data: list[str] = []
         self._event: str | None = None
         self._max_event_bytes = max_event_bytes
+        self._skip_lf = False
+        """The previous read ended in CR: an LF starting this one is the second half of that CRLF."""
 
     def feed(self, chunk: bytes, t_ns: int) -> list[SSEEvent]:
+        if self._skip_lf and chunk[:1] == b"\n":
+            chunk = chunk[1:]
+        self._skip_lf = False
         buf = self._buf + chunk if self._buf else chunk
         out: list[SSEEvent] = []
         pos = 0
@@ -42,9 +47,11 @@ class SSEParser:
             nl = buf.find(b"\n", pos)
             cr = buf.find(b"\r", pos, nl if nl >= 0 else n)
             if cr >= 0:
-                if cr + 1 >= n:  # a trailing \r may be the first half of \r\n: wait for more bytes
-                    break
-                end, nxt = cr, (cr + 2 if buf[cr + 1:cr + 2] == b"\n" else cr + 1)
+                if cr + 1 >= n:  # a trailing CR ends the line now; an LF opening the next read is skipped
+                    end, nxt = cr, cr + 1
+                    self._skip_lf = True
+                else:
+                    end, nxt = cr, (cr + 2 if buf[cr + 1:cr + 2] == b"\n" else cr + 1)
             elif nl >= 0:
                 end, nxt = nl, nl + 1
             else:

@@ -181,8 +181,13 @@ class StreamClient:
                 async for chunk in resp.aiter_raw():
                     t = time.perf_counter_ns()
                     for ev in parser.feed(chunk, t):
-                        if on_event(ev.data, ev.t_ns, t0, rec, live, st, on_chunk):
-                            st.done = True
+                        try:
+                            if on_event(ev.data, ev.t_ns, t0, rec, live, st, on_chunk):
+                                st.done = True
+                        except (TypeError, AttributeError, ValueError, KeyError, IndexError) as e:
+                            # valid JSON of an unexpected shape (e.g. "choices": 5): a malformed chunk
+                            rec.error = rec.error or f"malformed chunk (unexpected shape: {type(e).__name__}): " \
+                                                     f"{_one_line(ev.data, 80)}"
                 t = time.perf_counter_ns()
                 for ev in parser.close(t):
                     if on_event(ev.data, ev.t_ns, t0, rec, live, st, on_chunk):

@@ -32,13 +32,25 @@ _LIVE: set["EngineProcess"] = set()
 _LIVE_LOCK = threading.Lock()
 
 
+def describe_exit(rc: int | None) -> str:
+    """'signal 9 (SIGKILL)' for a signal death, 'exit code 1' otherwise ('not started' for None)."""
+    if rc is None:
+        return "not started"
+    if rc < 0:
+        try:
+            return f"signal {-rc} ({signal.Signals(-rc).name})"
+        except ValueError:
+            return f"signal {-rc}"
+    return f"exit code {rc}"
+
+
 class EngineDied(RuntimeError):
     def __init__(self, returncode: int | None, error_line: str | None, log_path: Path) -> None:
         self.returncode = returncode
         self.error_line = error_line
         self.log_path = log_path
         why = error_line or "no error line in the log"
-        super().__init__(f"engine exited (code {returncode}) before ready: {why}  [log: {log_path}]")
+        super().__init__(f"engine died before ready ({describe_exit(returncode)}): {why}  [log: {log_path}]")
 
 
 class EngineTimeout(RuntimeError):
@@ -185,12 +197,10 @@ class EngineProcess:
         self.read_log()
         self.parser.finish()
         p = self.parser.progress
-        rc = self.returncode
         what = p.error_line or (self._tail[-1] if self._tail else "no output")
         if p.error_line and p.error_where:
             what += f"  (at {p.error_where})"
-        sig = f"signal {-rc}" if isinstance(rc, int) and rc < 0 else f"exit code {rc}"
-        return f"engine died ({sig}): {what}"
+        return f"engine died ({describe_exit(self.returncode)}): {what}"
 
     async def wait_ready(
         self,

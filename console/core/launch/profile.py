@@ -329,11 +329,11 @@ def profile_from_dict(data: dict[str, Any], name: str, path: Path | None = None)
     for key, value in data.items():
         if isinstance(value, dict):
             if key not in _SCHEMA or key == "":
-                raise ProfileError(f"{where}: unknown section [{key}]; known: {', '.join(k for k in _SCHEMA if k)}")
+                raise ProfileError(f"{where}: unknown section [{_k(key)}]; known: {', '.join(k for k in _SCHEMA if k)}")
             if key == "env":
                 bad = [k for k, v in value.items() if not isinstance(v, str)]
                 if bad:
-                    raise ProfileError(f"{where}: env.{bad[0]} must be a string; quote the value")
+                    raise ProfileError(f"{where}: env.{_k(bad[0])} must be a string; quote the value")
                 kw["env"] = dict(value)
                 continue
             for sub, v in value.items():
@@ -347,8 +347,15 @@ def profile_from_dict(data: dict[str, Any], name: str, path: Path | None = None)
     return prof
 
 
+def _k(key: str) -> str:
+    """A TOML key as it can be shown in a one-line message: quoted keys may hold line breaks or other control
+    characters, which are shown escaped; everything else as written."""
+    import unicodedata
+    return repr(key) if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in key) else key
+
+
 def _put(where: str, section: str, key: str, value: Any, kw: dict[str, Any], dkw: dict[str, Any]) -> None:
-    field_name = f"{section}.{key}" if section else key
+    field_name = f"{_k(section)}.{_k(key)}" if section else _k(key)
     if section == "server" and key == "api_key":
         raise ProfileError(f"{where}: server.api_key must not be inline; use api_key_env or api_key_file")
     spec = _SCHEMA.get(section, {}).get(key)

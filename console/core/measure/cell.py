@@ -66,6 +66,14 @@ class _NullObserver:
         pass
 
 
+TRANSPORT_ERRORS = ("connection error", "stream ended before [DONE]", "timeout")
+"""Error prefixes meaning the request did not finish on the server (as opposed to an answer from a live server)."""
+
+
+def is_transport_error(rec: RequestRecord) -> bool:
+    return bool(rec.error) and rec.error.startswith(TRANSPORT_ERRORS)
+
+
 @dataclass
 class CellResult:
     rows: list[RequestRecord]
@@ -75,6 +83,12 @@ class CellResult:
     flush: dict[str, Any] | None = None
     cancelled: bool = False
     warmup_errors: list[str] = field(default_factory=list)
+    interrupted: bool = False
+    """The engine died during the cell: requests it cut were not recorded (a resume sends them again)."""
+
+    @property
+    def complete(self) -> bool:
+        return not self.cancelled and not self.interrupted
 
 
 def request_plan(pset: PromptSet, n: int) -> list[tuple[str, Prompt]]:
@@ -119,8 +133,11 @@ async def run_cell(
     observer: CellObserver | None = None,
     done_rows: list[RequestRecord] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    engine_alive: Callable[[], bool] | None = None,
 ) -> CellResult:
-    """Run one cell. `done_rows` (from a resumed cell) are kept and their ids not re-sent."""
+    """Run one cell. `done_rows` (from a resumed cell) are kept and their ids not re-sent. With `engine_alive`,
+    a request that fails in transport while the engine is gone is not recorded (it did not finish: a resume sends
+    it again) and no further request is sent."""
     proto.validate()
     if not pset.prompts:
         raise ValueError(f"prompt set {pset.name} is empty")
@@ -160,19 +177,33 @@ async def run_cell(
     sem = asyncio.Semaphore(proto.concurrency)
     lock = asyncio.Lock()
     cancelled = False
+    interrupted = False
+
+    def engine_gone() -> bool:
+        return engine_alive is not None and not engine_alive()
 
     async def one(rid: str, p: Prompt) -> None:
-        nonlocal cancelled
+        nonlocal cancelled, interrupted
         async with sem:
+            if engine_gone():
+                interrupted = True
+                return
             if should_stop is not None and should_stop():
                 cancelled = True
                 return
             obs.cell_event("request_started", request_id=rid, prompt_id=p.id)
             rec = await _send(stream, p, proto, rid, model, proto.max_tokens)
+            if is_transport_error(rec) and engine_gone():
+                interrupted = True  # cut by the engine's death: not a finished request
+                if writer is not None and (rec.completion_tokens or rec.n_content_chunks):
+                    writer.append_interrupted(rec)  # what it streamed before the death, as evidence
+                obs.cell_event("request_interrupted", record=rec)
+                return
             gate(rec, proto, pset.window)
             async with lock:
                 if writer is not None:
                     writer.append(rec)  # on disk before it is shown
+                    rec.chunks, rec.text = [], None  # on disk in full; keep memory flat over long sessions
                 rows.append(rec)
             obs.cell_event("request_finished", record=rec, done=len(rows), total=proto.n)
 
@@ -189,10 +220,12 @@ async def run_cell(
     finally:
         summary = stats.summarize(rows, num_draft_tokens=num_draft_tokens)
         ended = time.time()
+        planned = {rid for rid, _ in request_plan(pset, proto.n)}
+        complete = not cancelled and not interrupted and planned <= {r.request_id for r in rows}
         if writer is not None:
             writer.write_summary(summary.to_json())
             writer.update_manifest(ended_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ended)),
-                                   complete=not cancelled and len(rows) >= proto.n)
-    obs.cell_event("finished", summary=summary, cancelled=cancelled)
+                                   complete=complete, interrupted=interrupted)
+    obs.cell_event("finished", summary=summary, cancelled=cancelled, interrupted=interrupted)
     return CellResult(rows=rows, summary=summary, started=started, ended=ended, flush=flush_info,
-                      cancelled=cancelled, warmup_errors=warm_errors)
+                      cancelled=cancelled, warmup_errors=warm_errors, interrupted=interrupted)

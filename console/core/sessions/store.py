@@ -114,7 +114,21 @@ class CellWriter:
 
     def append(self, rec: RequestRecord) -> None:
         line = json.dumps(redact_mapping(rec.to_json()), ensure_ascii=False, separators=(",", ":"))
-        with open(self.rows_path, "a", encoding="utf-8") as f:
+        with open(self.rows_path, "a+b") as f:
+            f.seek(0, os.SEEK_END)
+            if f.tell() > 0:
+                f.seek(-1, os.SEEK_END)
+                if f.read(1) != b"\n":  # a torn last line from a crash: end it, so this row stays readable
+                    f.write(b"\n")
+            f.write(line.encode("utf-8") + b"\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def append_interrupted(self, rec: RequestRecord) -> None:
+        """A request the engine's death cut mid-stream: kept as evidence in interrupted.jsonl (not a row of the
+        cell; a resume sends it again)."""
+        line = json.dumps(redact_mapping(rec.to_json()), ensure_ascii=False, separators=(",", ":"))
+        with open(self.dir / "interrupted.jsonl", "a", encoding="utf-8") as f:
             f.write(line + "\n")
             f.flush()
             os.fsync(f.fileno())
@@ -132,7 +146,8 @@ class CellWriter:
 
 
 def load_rows(cell_dir: Path) -> list[RequestRecord]:
-    """Rows of a cell; a torn (partial) last line from a crash is skipped, never fatal."""
+    """Rows of a cell, one per request id: a torn (partial) line from a crash is skipped, never fatal, and a
+    request retried by a resume (its first attempt cut by a transport failure) counts once, as its last row."""
     path = Path(cell_dir) / "rows.jsonl"
     if not path.exists():
         return []
@@ -146,7 +161,8 @@ def load_rows(cell_dir: Path) -> list[RequestRecord]:
                 rows.append(RequestRecord.from_json(json.loads(line)))
             except (ValueError, TypeError):
                 continue
-    return rows
+    last = {r.request_id: i for i, r in enumerate(rows)}
+    return [r for i, r in enumerate(rows) if last[r.request_id] == i]
 
 
 class Session:

@@ -1,0 +1,1 @@
+"""Benchmarks print their tables; run with `pytest -m bench -s tests/bench`."""
