@@ -56,6 +56,7 @@ class LiveMonitor:
         self._rolling_hist: deque[float] = deque(maxlen=history)
         self._tau_hist: deque[float] = deque(maxlen=history)
         self.num_draft_tokens: int | None = None
+        self._last_total = 0
         self.snapshot = LiveSnapshot(t=time.monotonic())
 
     def attach(self, inflight: dict[str, InFlight]) -> None:
@@ -81,6 +82,10 @@ class LiveMonitor:
         now_ns = time.perf_counter_ns() if now_ns is None else now_ns
         live = [x for x in list(self._inflight.values()) if not x.done]
         cum = self._finished_tokens + sum(x.tokens for x in live)
+        if (not live and self._samples and cum == self._samples[-1][1] and self._total_finished == self._last_total
+                and not any(self._rolling_hist) and (self.snapshot.rolling_tok_s or 0.0) == 0.0):
+            return self.snapshot  # idle and flat: nothing to publish (readers can tell by identity)
+        self._last_total = self._total_finished
         self._samples.append((now, cum))
         while len(self._samples) > 2 and self._samples[1][0] <= now - self.window_s:
             self._samples.popleft()

@@ -11,6 +11,7 @@ A, B, A, B … after one warm-up and one cache flush, so time affects both arms 
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -189,7 +190,7 @@ async def _run_interleaved(rt: Runtime, spec: PairSpec, say) -> list[Leg]:
                 rid, prompt = plans[arm][i]
                 rec = await _send(rt.stream, prompt, proto, rid, model, proto.max_tokens)
                 gate(rec, proto, pset.window)
-                w.append(rec)
+                await asyncio.to_thread(w.append, rec)
                 rt.monitor.record_finished(rec)
     legs = []
     for arm in ("A", "B"):

@@ -371,8 +371,18 @@ class Runtime:
         if self._telemetry is None or self._telemetry.done():
             self._telemetry = asyncio.create_task(self._telemetry_loop())
 
+    def _busy(self) -> bool:
+        """Requests in flight or a cell running: telemetry polls at full rate; otherwise it slows down."""
+        if self.state.cell is not None and self.state.cell.running:
+            return True
+        return self.stream is not None and any(not x.done for x in self.stream.inflight.values())
+
     async def _telemetry_loop(self) -> None:
+        """Every 250 ms: engine watchdog, log tail, monitor tick. /metrics and NVML every 1 s while busy, every
+        5 s when idle (nothing moves, and an idle console should cost the node ~nothing); NVML not at all after
+        it reported no driver; /server_info every 5 s busy, 15 s idle."""
         tick = 0
+        last_metrics = last_info = -1e9
         while True:
             try:
                 if self.engine is not None and self.state.phase == "ready" and not self._engines_alive():
@@ -380,14 +390,20 @@ class Runtime:
                 elif self.engine is not None:
                     self.engine.read_log()
                 self.state.live = self.monitor.tick()
-                if tick % 4 == 0 and self.state.phase in ("ready", "attached"):
-                    await self._poll_metrics()
-                    self.state.gpu = await asyncio.to_thread(self.nvml.sample)
-                if tick % 20 == 10 and self.state.phase in ("ready", "attached"):
-                    try:
-                        self._have_server(await self.admin.server_info())  # type: ignore[union-attr]
-                    except AdminError:
-                        pass
+                now = time.monotonic()
+                busy = self._busy()
+                if self.state.phase in ("ready", "attached"):
+                    if now - last_metrics >= (1.0 if busy else 5.0):
+                        last_metrics = now
+                        await self._poll_metrics()
+                        if self.state.gpu is None or self.state.gpu.state != "no_driver":
+                            self.state.gpu = await asyncio.to_thread(self.nvml.sample)
+                    if now - last_info >= (5.0 if busy else 15.0):
+                        last_info = now
+                        try:
+                            self._have_server(await self.admin.server_info())  # type: ignore[union-attr]
+                        except AdminError:
+                            pass
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # telemetry must never die silently: keep the last cause visible
@@ -493,6 +509,7 @@ class Runtime:
             if self.engine is not None and not self._engines_alive():
                 self._report_death()  # now, not at the next telemetry tick
         prog.summary = result.summary
+        prog.rows = prog.rows[-KEEP_ROWS:]  # the figures are in the summary, every row on disk: memory stays flat
         prog.status = "interrupted: the engine died" if result.interrupted else (
             "cancelled" if result.cancelled else "done")
         pf = self._pending_forecast
@@ -657,6 +674,10 @@ def _spec_dict(info: ServerInfo | None) -> dict[str, Any] | None:
         return None
     return {"algorithm": info.spec.algorithm, "num_steps": info.spec.num_steps, "topk": info.spec.topk,
             "num_draft_tokens": info.spec.num_draft_tokens, "draft_model_path": info.spec.draft_model_path}
+
+
+KEEP_ROWS = 100
+"""Finished rows a completed cell keeps in memory for display (all of them are in rows.jsonl)."""
 
 
 class PreflightRefused(RuntimeError):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import gc
+import sys
 import time
 from pathlib import Path
 from typing import Any, Callable, Coroutine
@@ -18,6 +20,7 @@ from textual.widgets import Footer, Header, Static
 
 from console.core.measure.cell import ANCHOR_PROTOCOL, CellProtocol
 from console.core.runtime import Event, IoThread, Runtime
+from console.core.measure.plots import sparkline
 from console.ui import render
 from console.ui.messages import CommandDone, CommandFailed, RuntimeEvent
 from console.ui.screens.help import HelpScreen
@@ -30,6 +33,9 @@ from console.ui.screens.sessions import SessionsScreen
 from console.ui.screens.pair import PairScreen, PairState
 
 RuntimeFactory = Callable[[Callable[[Event], None]], Runtime]
+
+BUSY_STREAMS = 16
+"""Requests in flight from which the dashboard repaints at 2 Hz instead of 4 (timing fidelity, tests/bench)."""
 
 PANEL_TIPS = {
     "server": "1 maximizes · the arm the server actually runs, read back from /server_info",
@@ -103,6 +109,10 @@ class ConsoleApp(App[int]):
         self.runtime: Runtime | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._quitting = False
+        self._panel_keys: dict[str, object] = {}
+        self._launch_view: bool | None = None
+        self._last_sig: object = None
+        self._ticks = 0
         self.last_protocol: CellProtocol = HEALTH_CELL
         self.pair_state = PairState()
 
@@ -129,6 +139,14 @@ class ConsoleApp(App[int]):
 
     def on_mount(self) -> None:
         self._loop = asyncio.get_running_loop()
+        # The I/O thread timestamps chunks; a long frame in this thread must not hold the GIL for the default
+        # 5 ms slices while a chunk waits (measured p99 timing error with the TUI live: tests/bench).
+        sys.setswitchinterval(0.001)
+        # Full cyclic-GC passes stop every thread, the I/O thread too: move what start-up allocated out of the
+        # collector's reach and collect young objects less often (measured in tests/bench/test_fidelity.py).
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(50_000, 20, 100)
         for pid, tip in PANEL_TIPS.items():
             self.query_one(f"#{pid}").tooltip = tip
         if self._io is None:
@@ -142,6 +160,8 @@ class ConsoleApp(App[int]):
             self.submit("start", self.runtime.start())
 
     def on_resize(self) -> None:
+        self._panel_keys.clear()
+        self._last_sig = None
         self.call_after_refresh(self.refresh_state)
 
     def on_unmount(self) -> None:
@@ -185,33 +205,84 @@ class ConsoleApp(App[int]):
         except NoMatches:  # a tick that lands while the app is still composing or already shutting down
             pass
 
+    def _update(self, selector: str, key: object, render_fn: Callable[[], Any]) -> None:
+        """Re-render a panel only when what it shows changed: an update re-lays out the screen, which would
+        otherwise cost CPU (and I/O-thread latency, through the GIL) four times a second for nothing."""
+        if self._panel_keys.get(selector) == key:
+            return
+        self._panel_keys[selector] = key
+        self.query_one(selector, Static).update(render_fn())
+
     def _refresh_state(self) -> None:
         rt = self.runtime
         if rt is None:
             return
         st = rt.state
-        self.query_one("#statusbar", Static).update(render.status_line(st, self._clock()))
+        now = self._clock()
+        c = st.cell or (st.cells_done[-1] if st.cells_done else None)
+        sig = (st.phase, id(st.live), id(st.metrics), id(st.gpu), id(st.server), st.error, len(st.arms),
+               None if c is None else (id(c), c.done, c.status), len(st.cells_done), st.relaunching,
+               id(st.startup), st.startup_elapsed_s, len(st.preflight),
+               int(now - st.ready_at) // 60 if st.ready_at is not None else None, self.size)
+        if sig == self._last_sig:
+            return  # nothing the dashboard shows has changed since the last tick
+        self._ticks += 1
+        if st.live is not None and len(st.live.running) >= BUSY_STREAMS and self._ticks % 2:
+            return  # many streams: repaint at 2 Hz so frames compete less with the I/O thread's timestamps
+        self._last_sig = sig
+        up = int(now - st.ready_at) // 60 if st.ready_at is not None else None
+        srv = _server_key(st.server)
+        self._update("#statusbar", (st.phase, st.profile_name, srv, st.session_dir, up),
+                     lambda: render.status_line(st, now))
         launching = st.phase in ("idle", "launching") or (st.phase in ("dead", "error") and st.server is None)
-        self.query_one("#startup").display = launching
-        self.query_one("#dashboard").display = not launching
+        if self._launch_view != launching:
+            self._launch_view = launching
+            self.query_one("#startup").display = launching
+            self.query_one("#dashboard").display = not launching
+            self._panel_keys.clear()
         if launching:
-            self.query_one("#startup-body", Static).update(render.startup_panel(st))
+            p = st.startup
+            key = (st.phase, st.error, len(st.preflight), round(st.startup_elapsed_s or 0, 1), st.previous_startup_s,
+                   None if p is None else (p.lines, tuple((x.status, x.detail) for x in p.phases), p.error_line))
+            self._update("#startup-body", key, lambda: render.startup_panel(st))
             return
+
         def inner(sel: str, fallback: int) -> int:
             w = self.query_one(sel).content_size.width
             return w if w > 0 else fallback
 
-        self.query_one("#server", Panel).update(render.server_panel(st))
-        self.query_one("#throughput", Panel).update(render.throughput_panel(st, spark_width=max(8, inner("#throughput", 40) - 1)))
-        self.query_one("#acceptance", Panel).update(render.acceptance_panel(st, width=max(6, inner("#acceptance", 40) - 16)))
-        self.query_one("#kv", Panel).update(render.kv_panel(st, width=max(6, inner("#kv", 30) - 11)))
-        self.query_one("#gpu", Panel).update(render.gpu_panel(st))
-        self.query_one("#arms", Static).update(render.arms_strip(st))
+        live, m, g = st.live, st.metrics, st.gpu
+        w_thr, w_acc, w_kv = inner("#throughput", 40), inner("#acceptance", 40), inner("#kv", 30)
+        spark_w = max(8, w_thr - 1)
+        self._update("#server", (st.phase, st.error, srv, st.simulated, st.sim_time_scale, st.profile_name,
+                                 st.base_url, len(st.workers)), lambda: render.server_panel(st))
+        thr_key = (w_thr, None if live is None else (
+            round(live.rolling_tok_s or 0.0, 1), round(live.recent_median_tok_s or 0.0, 1),
+            tuple((r.request_id, r.tokens) for r in live.running[:6]), len(live.running),
+            sparkline(live.rolling_history, spark_w)),
+            None if m is None else m.gen_throughput)
+        self._update("#throughput", thr_key, lambda: render.throughput_panel(st, spark_width=spark_w))
+        acc_key = (w_acc, srv, None if live is None else (
+            live.recent_n, live.recent_tau, live.recent_positions, sparkline(live.tau_history, 24)))
+        self._update("#acceptance", acc_key, lambda: render.acceptance_panel(st, width=max(6, w_acc - 16)))
+        kv_key = (w_kv, srv, st.metrics_error, None if m is None else (
+            m.token_usage, m.num_used_tokens, m.num_running_reqs, m.num_queue_reqs, m.max_total_num_tokens))
+        self._update("#kv", kv_key, lambda: render.kv_panel(st, width=max(6, w_kv - 11)))
+        gpu_key = (srv, None if g is None else (g.state, g.message, tuple(
+            (d.index, round(d.mem_used_gib or 0, 1), d.util_pct, round(d.power_w or 0), d.temp_c,
+             tuple((p.pid, round(p.used_gib or 0, 1), p.foreign) for p in d.processes)) for d in g.gpus)))
+        self._update("#gpu", gpu_key, lambda: render.gpu_panel(st))
+        self._update("#arms", tuple((a.profile, a.anchor_median_tok_s, a.anchor_tau, a.kv_capacity_tokens,
+                                     a.anchor_pct) for a in st.arms), lambda: render.arms_strip(st))
         last = st.cells_done[-1] if st.cells_done else None
+        shown = st.cell if st.cell and st.cell.running else None
+        c = shown or last
         cell_h = self.query_one("#cell").content_size.height
-        self.query_one("#cell", Panel).update(render.cell_panel(st.cell if st.cell and st.cell.running else None, last,
-                                                                max_rows=max(3, cell_h - 9),
-                                                                dist_width=inner("#cell", 60) - 20))
+        w_cell = inner("#cell", 60)
+        cell_key = (cell_h, w_cell, None if c is None else (id(c), c.done, c.status, len(c.rows), id(c.summary),
+                                                           c.forecast_cmp is not None))
+        self._update("#cell", cell_key, lambda: render.cell_panel(shown, last, max_rows=max(3, cell_h - 9),
+                                                                  dist_width=w_cell - 20))
 
     # --- events ------------------------------------------------------------------------------
 
@@ -228,6 +299,8 @@ class ConsoleApp(App[int]):
             self.notify(msg.event.data["text"], title="engine died", severity="error", timeout=30)
         elif k == "pair_status":
             self.pair_state.lines.append(msg.event.data["text"])
+        elif k in ("request_finished", "startup", "cell_status", "preflight"):
+            return  # high-rate: the 4 Hz tick shows them (DESIGN §8: coalesce, never per event)
         elif k == "cell_finished":
             s = msg.event.data["summary"]
             med = f"{s.median_tok_s:.1f} tok/s" if s.median_tok_s is not None else "no usable row"
@@ -290,11 +363,15 @@ class ConsoleApp(App[int]):
         """Show one panel full screen (escape restores)."""
         if self.query_one("#dashboard").display:
             self.screen.maximize(self.query_one(f"#{panel}"))
+            self._panel_keys.clear()
+            self._last_sig = None
             self.call_after_refresh(self.refresh_state)
 
     def action_restore(self) -> None:
         if self.screen.maximized is not None:
             self.screen.minimize()
+            self._panel_keys.clear()
+            self._last_sig = None
             self.call_after_refresh(self.refresh_state)
 
     def action_toggle_theme(self) -> None:
@@ -462,6 +539,17 @@ class ConsoleApp(App[int]):
         if io is not None:
             io.close()
         self.call_from_thread(self.exit, 0)
+
+
+def _server_key(s) -> object:
+    """What the panels show of /server_info (its object is replaced on every refresh, its content rarely)."""
+    if s is None:
+        return None
+    mu = s.memory
+    return (s.version, s.spec.label(), s.spec.draft_model_path, s.kv_cache_dtype, s.mem_fraction_static,
+            s.max_total_num_tokens, s.tp_size, s.dp_size, s.served_model_name, s.enable_metrics,
+            None if s.avg_spec_accept_length is None else round(s.avg_spec_accept_length, 2),
+            None if mu is None else (mu.weight_gb, mu.kvcache_gb, mu.graph_total_gb))
 
 
 def _one_line(exc: BaseException | None) -> str:

@@ -39,11 +39,6 @@ def distribution(values: Sequence[float], width: int, unit: str = "tok/s") -> Te
     return t
 
 
-def _dur(s: float) -> str:
-    s = int(max(0, s))
-    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
-
-
 def status_line(state: RuntimeState, now_monotonic: float) -> Text:
     """engine · arm · phase · up-time of the arm · session (one line under the panels)."""
     t = Text()
@@ -54,7 +49,8 @@ def status_line(state: RuntimeState, now_monotonic: float) -> Text:
         t.append(f" · {srv.spec.label()}")
     t.append(f" · {state.phase}")
     if state.ready_at is not None:
-        t.append(f" · up {_dur(now_monotonic - state.ready_at)}")
+        mins = int(now_monotonic - state.ready_at) // 60
+        t.append(f" · up {mins // 60}h{mins % 60:02d}m" if mins >= 60 else f" · up {mins} min")
     if state.session_dir:
         t.append(f" · session {state.session_dir}", style="dim")
     return t
@@ -119,7 +115,7 @@ def throughput_panel(state: RuntimeState, spark_width: int = 48) -> RenderableTy
         head.append(" tok/s", style="dim")
     parts.append(head)
     hist = live.rolling_history if live else ()
-    parts.append(Text(sparkline(hist, spark_width) or "·" * 8, style="cyan"))
+    parts.append(Text(sparkline(hist, spark_width).rstrip() or "·" * 8, style="cyan"))
     if state.metrics is not None and state.metrics.gen_throughput is not None:
         parts.append(Text(f"server gen throughput (last log window) {state.metrics.gen_throughput:.1f} tok/s", style="dim"))
     t = Table(box=None, padding=(0, 1), show_edge=False, expand=False)

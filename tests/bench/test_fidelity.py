@@ -79,6 +79,14 @@ def proto_for(conc: int) -> CellProtocol:
                         max_tokens=MAX_TOKENS, concurrency=conc, warmup=1, ignore_eos=True, temperature=0.6)
 
 
+def on_disk(rt) -> list:
+    """The cell's rows as written (the console keeps per-chunk arrays on disk only, not in memory)."""
+    from pathlib import Path
+
+    from console.core.sessions.store import load_rows
+    return load_rows(Path(rt.state.cells_done[-1].cell_dir))
+
+
 async def console_tui(url: str, proto: CellProtocol, sessions) -> Run:
     async with live_tui(url, sessions) as (app, rt, counters):
         f0, r0, c0, t0 = counters.frames, counters.refreshes, cpu_s(), time.perf_counter()
@@ -86,7 +94,7 @@ async def console_tui(url: str, proto: CellProtocol, sessions) -> Run:
         wall, cpu = time.perf_counter() - t0, cpu_s() - c0
         frames, refreshes = counters.frames - f0, counters.refreshes - r0
         kb = counters.bytes_out / 1024
-    return Run("console + TUI live", proto.concurrency, from_records(res.rows), wall, cpu,
+    return Run("console + TUI live", proto.concurrency, from_records(on_disk(rt)), wall, cpu,
                note=f"{frames} frames ({frames / wall:.1f}/s), {refreshes} state refreshes, {kb:.0f} KiB ANSI")
 
 
@@ -99,7 +107,7 @@ async def console_headless(url: str, proto: CellProtocol, sessions) -> Run:
         wall, cpu = time.perf_counter() - t0, cpu_s() - c0
     finally:
         await rt.stop()
-    return Run("console headless", proto.concurrency, from_records(res.rows), wall, cpu)
+    return Run("console headless", proto.concurrency, from_records(on_disk(rt)), wall, cpu)
 
 
 async def sdk_loop(url: str, proto: CellProtocol) -> Run:

@@ -11,6 +11,7 @@ multiprocess mode, which shapes what we select:
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -57,6 +58,21 @@ class MetricsSnapshot:
     families: int = 0
 
 
+WANTED = ("num_running_reqs", "num_queue_reqs", "gen_throughput", "token_usage", "num_used_tokens",
+          "max_total_num_tokens", "spec_accept_length", "spec_accept_rate", "spec_num_steps", "spec_num_draft_tokens",
+          "cache_hit_rate", "weight_memory_usage_gb", "kv_cache_memory_usage_gb", "graph_memory_usage_gb",
+          "startup_available_gpu_memory_gb", "context_len", "generation_tokens", "prompt_tokens", "spec_verify_calls",
+          "num_requests")
+_WANTED_LINE = re.compile(r"^(?:# (?:HELP|TYPE) )?sglang:(?:" + "|".join(WANTED) + r")(?:_total)?[ {]")
+
+
+def select_families(text: str) -> str:
+    """Only the lines of the families the console reads. A TP-4 server's page is ~180 KB in ~160 families; the
+    Prometheus parser then handles ~20 of them (about 10× less work at 1 Hz). Selection, not parsing: the kept
+    lines go to prometheus_client's parser unchanged."""
+    return "\n".join(ln for ln in text.split("\n") if _WANTED_LINE.match(ln)) + "\n"
+
+
 def parse_samples(text: str) -> list[Sample]:
     """All samples of an exposition (raises ValueError on text the Prometheus parser rejects)."""
     out: list[Sample] = []
@@ -70,10 +86,11 @@ def parse_samples(text: str) -> list[Sample]:
     return out
 
 
-def _pick(samples: Iterable[Sample], name: str, **want: str) -> float | None:
+def _pick(samples: Iterable[Sample] | dict[str, list[Sample]], name: str, **want: str) -> float | None:
     """Value of `name` for the preferred rank: tp_rank 0 if present, else the lowest rank; label
     filters in `want`; pid-labelled series reduce by max. NaN reads as None."""
-    cands = [s for s in samples if s.name == name and all(s.labels.get(k) == v for k, v in want.items())]
+    pool = samples.get(name, []) if isinstance(samples, dict) else [s for s in samples if s.name == name]
+    cands = [s for s in pool if all(s.labels.get(k) == v for k, v in want.items())]
     if not cands:
         return None
     ranks = sorted({s.labels.get("tp_rank", "") for s in cands}, key=lambda r: (r != "0", r))
@@ -84,14 +101,21 @@ def _pick(samples: Iterable[Sample], name: str, **want: str) -> float | None:
     return max(vals) if any("pid" in s.labels for s in chosen) else vals[0]
 
 
-def _sum_counter(samples: Iterable[Sample], name: str) -> float | None:
+def _sum_counter(samples: Iterable[Sample] | dict[str, list[Sample]], name: str) -> float | None:
     """Counters are summed across label sets (is_streaming etc.); rank-free on the tokenizer side."""
-    vals = [s.value for s in samples if s.name == name and not math.isnan(s.value)]
+    pool = samples.get(name, []) if isinstance(samples, dict) else [s for s in samples if s.name == name]
+    vals = [s.value for s in pool if not math.isnan(s.value)]
     return sum(vals) if vals else None
 
 
 def snapshot(text: str) -> MetricsSnapshot:
-    samples = parse_samples(text)
+    """The gauges the console shows, from one exposition (only the wanted families are parsed)."""
+    flat = parse_samples(select_families(text))
+    if not flat and text.strip():
+        flat = parse_samples(text)  # nothing we read: parse it all, so a malformed page still says so
+    samples: dict[str, list[Sample]] = {}
+    for x in flat:
+        samples.setdefault(x.name, []).append(x)
     p = PREFIX
     snap = MetricsSnapshot(
         num_running_reqs=_pick(samples, p + "num_running_reqs"),
@@ -114,12 +138,12 @@ def snapshot(text: str) -> MetricsSnapshot:
         spec_verify_calls_total=_sum_counter(samples, p + "spec_verify_calls_total"),
         num_requests_total=_sum_counter(samples, p + "num_requests_total"),
     )
-    phases = {s.labels.get("phase") for s in samples if s.name == p + "graph_memory_usage_gb"}
+    phases = {s.labels.get("phase") for s in samples.get(p + "graph_memory_usage_gb", [])}
     for ph in sorted(x for x in phases if x):
         v = _pick(samples, p + "graph_memory_usage_gb", phase=ph)
         if v is not None:
             snap.graph_memory_gb[ph] = v
-    names = {s.labels.get("model_name") for s in samples if s.name.startswith(p) and s.labels.get("model_name")}
+    names = {s.labels.get("model_name") for s in flat if s.labels.get("model_name")}
     snap.model_name = sorted(names)[0] if names else None
-    snap.families = len({s.name for s in samples})
+    snap.families = len(samples)
     return snap

@@ -196,13 +196,15 @@ async def run_cell(
             if is_transport_error(rec) and engine_gone():
                 interrupted = True  # cut by the engine's death: not a finished request
                 if writer is not None and (rec.completion_tokens or rec.n_content_chunks):
-                    writer.append_interrupted(rec)  # what it streamed before the death, as evidence
+                    await asyncio.to_thread(writer.append_interrupted, rec)  # what it streamed, as evidence
                 obs.cell_event("request_interrupted", record=rec)
                 return
             gate(rec, proto, pset.window)
             async with lock:
                 if writer is not None:
-                    writer.append(rec)  # on disk before it is shown
+                    # on disk (fsync'ed) before it is shown; in a thread, so the other streams' socket reads
+                    # (and their timestamps) do not wait for the disk
+                    await asyncio.to_thread(writer.append, rec)
                     rec.chunks, rec.text = [], None  # on disk in full; keep memory flat over long sessions
                 rows.append(rec)
             obs.cell_event("request_finished", record=rec, done=len(rows), total=proto.n)

@@ -24,11 +24,13 @@ def bar(frac: float | None, width: int) -> str:
 
 
 def sparkline(values: Sequence[float], width: int) -> str:
+    """The last `width` values as block heights (0 as blank), right-aligned in exactly `width` columns."""
     vals = list(values)[-width:]
     if not vals:
         return ""
     hi = max(vals) or 1.0
-    return "".join(SPARK[min(int(v / hi * (len(SPARK) - 1) + 0.5), len(SPARK) - 1)] if v > 0 else " " for v in vals)
+    s = "".join(SPARK[min(int(v / hi * (len(SPARK) - 1) + 0.5), len(SPARK) - 1)] if v > 0 else " " for v in vals)
+    return s.rjust(width)
 
 
 def histogram_strip(values: Sequence[float], width: int, lo: float | None = None,
