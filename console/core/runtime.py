@@ -608,13 +608,7 @@ class Runtime:
             raise RuntimeError("a cell is running; stop it (s) before flipping")
         self.state.relaunching = True
         try:
-            if self._telemetry is not None:
-                self._telemetry.cancel()
-                try:
-                    await self._telemetry
-                except (asyncio.CancelledError, Exception):
-                    pass
-                self._telemetry = None
+            await self._stop_telemetry()
             for c in (self.stream, self.admin):
                 if c is not None:
                     await c.aclose()
@@ -639,13 +633,17 @@ class Runtime:
         if anchor:
             await self.run_anchor()
 
-    async def stop(self) -> None:
+    async def _stop_telemetry(self) -> None:
         if self._telemetry is not None:
             self._telemetry.cancel()
             try:
                 await self._telemetry
             except (asyncio.CancelledError, Exception):
                 pass
+            self._telemetry = None
+
+    async def stop(self) -> None:
+        await self._stop_telemetry()
         for c in (self.stream, self.admin):
             if c is not None:
                 try:

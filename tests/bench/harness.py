@@ -25,7 +25,7 @@ from textual.drivers.headless_driver import HeadlessDriver
 
 from console.core.runtime import Runtime
 from console.ui.app import ConsoleApp, make_app
-from tests.sim.twin_process import EAGLE3_D6, MODEL, Twin, start_twin, stop_twin
+from tests.sim.twin_process import EAGLE3_D6, MODEL, start_twin, stop_twin
 
 #: the reference arm (EAGLE-3 depth 6) at the report's mem fraction, metrics on, cold start fast-forwarded
 TWIN_ARGS = [*MODEL, *EAGLE3_D6, "--mem-fraction-static", "0.96", "--enable-metrics", "--sim-startup-scale", "1000"]

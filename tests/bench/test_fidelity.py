@@ -90,7 +90,7 @@ def on_disk(rt) -> list:
 async def console_tui(url: str, proto: CellProtocol, sessions) -> Run:
     async with live_tui(url, sessions) as (app, rt, counters):
         f0, r0, c0, t0 = counters.frames, counters.refreshes, cpu_s(), time.perf_counter()
-        res = await in_io(app, rt.run_cell(proto, label=f"fidelity-c{proto.concurrency}"))
+        await in_io(app, rt.run_cell(proto, label=f"fidelity-c{proto.concurrency}"))
         wall, cpu = time.perf_counter() - t0, cpu_s() - c0
         frames, refreshes = counters.frames - f0, counters.refreshes - r0
         kb = counters.bytes_out / 1024
@@ -103,7 +103,7 @@ async def console_headless(url: str, proto: CellProtocol, sessions) -> Run:
     await rt.start()
     try:
         c0, t0 = cpu_s(), time.perf_counter()
-        res = await rt.run_cell(proto, label=f"fidelity-headless-c{proto.concurrency}")
+        await rt.run_cell(proto, label=f"fidelity-headless-c{proto.concurrency}")
         wall, cpu = time.perf_counter() - t0, cpu_s() - c0
     finally:
         await rt.stop()

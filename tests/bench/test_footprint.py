@@ -22,7 +22,6 @@ import os
 import threading
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import httpx
 import pytest
@@ -35,7 +34,7 @@ from console.core.launch.profile import resolve_profile
 from console.core.measure.cell import CellProtocol
 from console.core.runtime import Runtime, free_port
 from console.core.workload.prompts import load_set
-from tests.bench.harness import cpu_s, in_io, live_tui, pct, threads, twin, wait_for
+from tests.bench.harness import cpu_s, live_tui, pct, threads, twin, wait_for
 
 pytestmark = pytest.mark.bench
 WINDOW_S = float(os.environ.get("FOOTPRINT_WINDOW_S", "10"))

@@ -11,7 +11,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-import pytest
+
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 

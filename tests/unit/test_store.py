@@ -41,7 +41,6 @@ def test_redact_mapping_leaves_unset_keys():
 
 def test_engine_log_relay_redacts_a_key_split_across_writes(tmp_path):
     import sys
-    import time as _t
 
     from console.core.launch.process import EngineProcess
     key = "sk-SPLIT-0123456789abcdef"

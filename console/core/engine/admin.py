@@ -95,16 +95,7 @@ class AdminClient:
 
     async def workers(self) -> list[str] | None:
         """Worker URLs behind an SGLang model gateway (`GET /workers`); None for a plain server."""
-        try:
-            r = await self._client.get("/workers", headers=self._auth)
-        except httpx.HTTPError:
-            return None
-        if r.status_code != 200:
-            return None
-        try:
-            d = r.json()
-        except ValueError:
-            return None
+        d = await self._json_or_none("/workers", auth=True)
         ws = d.get("workers") if isinstance(d, dict) else None
         if not isinstance(ws, list):
             return None
@@ -167,17 +158,21 @@ class AdminClient:
 
     async def sim_info(self) -> dict[str, Any] | None:
         """The engine twin's own `/sim/info` (time scale, node draw, seeds, faults); None on a real server."""
+        d = await self._json_or_none("/sim/info", auth=False)
+        return d if isinstance(d, dict) else None
+
+    async def _json_or_none(self, path: str, auth: bool) -> Any:
+        """The JSON body of an optional route; None when it is absent, refuses or is not JSON."""
         try:
-            r = await self._client.get("/sim/info")
+            r = await self._client.get(path, headers=self._auth if auth else None)
         except httpx.HTTPError:
             return None
         if r.status_code != 200:
             return None
         try:
-            d = r.json()
+            return r.json()
         except ValueError:
             return None
-        return d if isinstance(d, dict) else None
 
     async def flush_cache(self, retries: int = 20, delay_s: float = 0.5) -> FlushResult:
         """POST /flush_cache, retrying while the server answers 400 (busy: requests running or waiting).

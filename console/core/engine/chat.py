@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from console.core.engine.stream import InFlight
+from console.core.engine.stream import InFlight, record_content_chunk
 from console.core.launch.profile import REDACTED
 from console.core.measure import stats
 from console.core.measure.plots import SPARK
@@ -530,18 +530,7 @@ class ChatSession:
             content = _field(delta, "content") or ""
             reasoning = _field(delta, "reasoning_content") or ""
             if content or reasoning or _field(delta, "tool_calls"):
-                t_s = (t_ns - t0) / NS
-                if rec.t_first_s is None:
-                    rec.t_first_s = t_s
-                    rec.first_chunk_tokens = cum if cum is not None else 1
-                    live.t_first_ns = t_ns
-                    live.first_tokens = rec.first_chunk_tokens
-                rec.t_last_s = t_s
-                rec.n_content_chunks += 1
-                rec.chunks.append([round(t_s, 6), cum if cum is not None else -1])
-                live.t_last_ns = t_ns
-                live.n_chunks += 1
-                live.tokens = cum if cum is not None else live.tokens + 1
+                record_content_chunk(rec, live, t_ns, t0, cum)  # the same bookkeeping as the console's client
             fr = _field(ch, "finish_reason")
             if fr:
                 rec.finish_reason = str(fr)

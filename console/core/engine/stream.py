@@ -210,24 +210,6 @@ class StreamClient:
                 rec.error = "no content chunk received"
 
     @staticmethod
-    def _content_chunk(rec: RequestRecord, live: InFlight, t_ns: int, t0: int, cum_tokens: int | None) -> None:
-        t_s = (t_ns - t0) / NS
-        if rec.t_first_s is None:
-            rec.t_first_s = t_s
-            rec.first_chunk_tokens = cum_tokens if cum_tokens is not None else 1
-            live.t_first_ns = t_ns
-            live.first_tokens = rec.first_chunk_tokens
-        rec.t_last_s = t_s
-        rec.n_content_chunks += 1
-        rec.chunks.append([round(t_s, 6), cum_tokens if cum_tokens is not None else -1])
-        live.t_last_ns = t_ns
-        live.n_chunks += 1
-        if cum_tokens is not None:
-            live.tokens = cum_tokens
-        else:
-            live.tokens += 1
-
-    @staticmethod
     def _on_chat_event(data: str, t_ns: int, t0: int, rec: RequestRecord, live: InFlight, st: "_State",
                        on_chunk) -> bool:
         if data == "[DONE]":
@@ -267,7 +249,7 @@ class StreamClient:
             delta = ch.get("delta") or {}
             piece = (delta.get("content") or "") + (delta.get("reasoning_content") or "")
             if piece or delta.get("tool_calls"):
-                StreamClient._content_chunk(rec, live, t_ns, t0, cum)
+                record_content_chunk(rec, live, t_ns, t0, cum)
                 if st.keep_text and piece:
                     st.text_parts.append(piece)
                 if on_chunk is not None:
@@ -304,7 +286,7 @@ class StreamClient:
             piece = text[st.cum_len:]
             st.cum_len = len(text)
             st.cum_text = text
-            StreamClient._content_chunk(rec, live, t_ns, t0, cum)
+            record_content_chunk(rec, live, t_ns, t0, cum)
             if on_chunk is not None:
                 on_chunk(live, piece)
         fr = meta.get("finish_reason")
@@ -317,6 +299,28 @@ class StreamClient:
             rec.finish_reason = fr
         _spec_fields(rec, meta)
         return False
+
+
+def record_content_chunk(rec: RequestRecord, live: InFlight, t_ns: int, t0: int, cum_tokens: int | None) -> None:
+    """Note a chunk with content on the record and its live view: first/last arrival (s after send), tokens
+    of the first chunk (the prefill token on SGLang; 1 when the server sends no per-chunk count), the
+    cumulative-token timeline."""
+    t_s = (t_ns - t0) / NS
+    if rec.t_first_s is None:
+        rec.t_first_s = t_s
+        rec.first_chunk_tokens = cum_tokens if cum_tokens is not None else 1
+        live.t_first_ns = t_ns
+        live.first_tokens = rec.first_chunk_tokens
+    rec.t_last_s = t_s
+    rec.n_content_chunks += 1
+    rec.chunks.append([round(t_s, 6), cum_tokens if cum_tokens is not None else -1])
+    live.t_last_ns = t_ns
+    live.n_chunks += 1
+    if cum_tokens is not None:
+        live.tokens = cum_tokens
+    else:
+        live.tokens += 1
+
 
 
 def _decode_event(data: str, rec: RequestRecord) -> dict[str, Any] | None:

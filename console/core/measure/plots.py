@@ -44,7 +44,8 @@ def histogram_strip(values: Sequence[float], width: int, lo: float | None = None
     lo = vals[0] if lo is None else lo
     hi = vals[-1] if hi is None else hi
     span = (hi - lo) or 1.0
-    width = min(width, max(8, 3 * len(vals)))
+    if lo_given is None and hi_given is None:  # few values: fewer bins (a shared axis keeps its width)
+        width = min(width, max(8, 3 * len(vals)))
     counts = [0] * width
     for v in vals:
         counts[min(max(int((v - lo) / span * width), 0), width - 1)] += 1

@@ -25,7 +25,7 @@ from console.core.measure import stats
 from console.core.measure.forecast import REPORT_VERIFY_TAX_MS, Forecast, forecast, session_verify_tax
 from console.core.measure.pairs import PairStats, pair_stats
 from console.core.pair_runner import pair_files
-from console.core.sessions.store import load_rows, read_json
+from console.core.sessions.store import load_rows
 
 PROTOCOL_KEYS = ("max_tokens", "temperature", "concurrency", "endpoint", "ignore_eos")
 """Protocol fields two cells must share to be compared (n may differ). `ignore_eos` changes how long outputs
