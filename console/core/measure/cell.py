@@ -182,6 +182,18 @@ async def run_cell(
     def engine_gone() -> bool:
         return engine_alive is not None and not engine_alive()
 
+    async def died_under(rec: RequestRecord, grace_s: float = 2.0) -> bool:
+        """A transport error while the engine process is dying: the socket closes a moment before the process
+        can be reaped, so wait (briefly) for the death to be observable before calling the request finished."""
+        if engine_alive is None or not is_transport_error(rec):
+            return False
+        deadline = time.monotonic() + grace_s
+        while not engine_gone():
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(0.02)
+        return True
+
     async def one(rid: str, p: Prompt) -> None:
         nonlocal cancelled, interrupted
         async with sem:
@@ -193,7 +205,7 @@ async def run_cell(
                 return
             obs.cell_event("request_started", request_id=rid, prompt_id=p.id)
             rec = await _send(stream, p, proto, rid, model, proto.max_tokens)
-            if is_transport_error(rec) and engine_gone():
+            if await died_under(rec):
                 interrupted = True  # cut by the engine's death: not a finished request
                 if writer is not None and (rec.completion_tokens or rec.n_content_chunks):
                     await asyncio.to_thread(writer.append_interrupted, rec)  # what it streamed, as evidence
