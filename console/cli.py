@@ -288,6 +288,7 @@ def _fmt(v: Any, spec: str = ".1f", unit: str = "") -> str:
 
 def _print_report(console, reports: list[dict[str, Any]]) -> None:
     from rich.table import Table
+    from console.core.sessions.report import time_scale_note
     for r in reports:
         t = Table(title=f"{r['label']}  ({r['profile']}{' · SIMULATED' if r['simulated'] else ''})", title_justify="left")
         t.add_column("figure")
@@ -310,6 +311,9 @@ def _print_report(console, reports: list[dict[str, Any]]) -> None:
         t.add_row("engine", f"{r['engine_version']} · {r['speculative_algorithm'] or 'no speculation'}")
         t.add_row("prompt set", f"{r['prompt_set']} sha256 {str(r['prompt_set_sha256'])[:12]}…")
         t.add_row("rows", r["rows_path"])
+        note = time_scale_note(r.get("sim_time_scale"), {"": r["median_tok_s"]})
+        if note:
+            t.add_row("[yellow]time scale[/yellow]", note)
         for e in r["errors"]:
             t.add_row("[red]error[/red]", e)
         console.print(t)
@@ -330,7 +334,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             if args.json:
                 out.append({**_pair_json(doc, ps, cmp, args.dir), "file": pf.name, "stored_delta_pct": stored})
             else:
-                Console().print(report_markdown(doc, ps, cmp, args.dir))
+                Console().print(report_markdown(doc, ps, cmp, args.dir), markup=False, highlight=False)
                 if stored is not None:
                     Console().print(f"[dim]{pf.name}: recomputed from the legs' rows; Δ {ps.effect.point_pct:+.3f}% "
                                     f"(stored: {stored:+.3f}%)[/dim]")
@@ -506,11 +510,12 @@ def cmd_pair(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"pair": _pair_json(res.doc, ps, res.comparison, res.dir)}))
     else:
-        Console().print((res.dir / "report.md").read_text())
+        Console().print((res.dir / "report.md").read_text(), markup=False, highlight=False)
     return EXIT_OK if ps.a.n and ps.b.n else EXIT_EMPTY
 
 
 def _pair_json(doc, ps, cmp, d) -> dict:
+    from console.core.pair_runner import pair_time_scale
     return {
         "a": doc["spec"]["a"], "b": doc["spec"]["b"], "order": doc["spec"]["order"],
         "interleaved": doc["spec"]["interleaved"],
@@ -526,7 +531,7 @@ def _pair_json(doc, ps, cmp, d) -> dict:
         "b_implied_step_ms": ps.b.implied_step_ms, "a_kv_capacity_tokens": ps.a.kv_capacity_tokens,
         "b_kv_capacity_tokens": ps.b.kv_capacity_tokens, "a_usd_per_m_tokens": ps.a.usd_per_m_tokens,
         "b_usd_per_m_tokens": ps.b.usd_per_m_tokens, "forecast_vs_measured": cmp, "verdict": ps.verdict,
-        "dir": str(d), "stats": ps.to_json(),
+        "sim_time_scale": pair_time_scale(doc, Path(d)), "dir": str(d), "stats": ps.to_json(),
     }
 
 

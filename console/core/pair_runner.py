@@ -24,6 +24,7 @@ from console.core.measure.forecast import forecast
 from console.core.measure.pairs import PairStats, pair_stats, parse_order, speeds
 from console.core.measure.plots import histogram_lines, position_bars
 from console.core.runtime import Runtime
+from console.core.sessions.report import time_scale_note
 from console.core.sessions.store import load_rows, read_json, write_json
 from console.core.workload.prompts import load_set
 
@@ -285,6 +286,16 @@ def pair_files(session_dir: Path) -> list[Path]:
     return first + later
 
 
+def pair_time_scale(doc: dict[str, Any], base: Path) -> float | None:
+    """The twin's time scale the legs were measured at (from their manifests); None on a real engine."""
+    scales = set()
+    for leg in doc["legs"]:
+        mf = _resolve(base, leg["cell_dir"]) / "manifest.json"
+        if mf.exists():
+            scales.add(read_json(mf).get("sim_time_scale"))
+    return scales.pop() if len(scales) == 1 else None
+
+
 def _n(v, spec=".1f", unit="") -> str:
     return "—" if v is None else f"{v:{spec}}{unit}"
 
@@ -318,6 +329,15 @@ def report_markdown(doc: dict[str, Any], ps: PairStats, cmp: dict | None, base: 
         ("$/M output tokens", _n(a.usd_per_m_tokens, ".2f"), _n(b.usd_per_m_tokens, ".2f")),
     ]
     lines += [f"| {r[0]} | {r[1]} | {r[2]} |" for r in rows]
+    notes = []
+    if all(x is None for x in a.anchor_pct + b.anchor_pct) and (a.anchor_median_tok_s or b.anchor_median_tok_s):
+        notes.append("Anchor % needs a reference: set `reference_tok_s` under `[anchor]` in the profile (e.g. the "
+                     "anchor median of a known-good launch); the anchors' tok/s above still compare launches.")
+    ts = time_scale_note(pair_time_scale(doc, base), {"A": a.median_tok_s, "B": b.median_tok_s})
+    if ts:
+        notes.append(ts)
+    if notes:
+        lines += [""] + [f"_{n}_" for n in notes]
     lines += ["", f"Effect (B vs A, median of per-request tok/s): {ps.effect.text()}"]
     if ps.drift is not None:
         lines.append(f"Drift (A last leg vs A first leg): {ps.drift.text()}")

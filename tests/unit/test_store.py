@@ -52,3 +52,12 @@ def test_engine_log_relay_redacts_a_key_split_across_writes(tmp_path):
     e._relay.join(timeout=5)
     text = (tmp_path / "engine.log").read_text()
     assert key not in text and "api_key=<redacted> end" in text
+
+
+def test_time_scale_note_converts_wall_rates_to_the_modelled_node():
+    from console.core.sessions.report import time_scale_note
+    assert time_scale_note(None, {"A": 100.0}) is None
+    assert time_scale_note(1.0, {"A": 100.0}) is None
+    note = time_scale_note(8.0, {"A": 4110.1, "B": None})
+    assert "×8" in note and "A 4110.1 ≙ 513.8" in note and "B" not in note.split("—")[1]
+    assert "\n" not in note

@@ -25,6 +25,7 @@ def cell_report(cell_dir: Path) -> dict[str, Any]:
         "label": manifest.get("label"),
         "profile": manifest.get("profile"),
         "simulated": manifest.get("simulated"),
+        "sim_time_scale": manifest.get("sim_time_scale"),
         "complete": manifest.get("complete"),
         "prompt_set": (manifest.get("prompt_set") or {}).get("name"),
         "prompt_set_sha256": (manifest.get("prompt_set") or {}).get("sha256"),
@@ -60,13 +61,25 @@ def cell_report(cell_dir: Path) -> dict[str, Any]:
     }
 
 
+def time_scale_note(scale: float | None, medians: dict[str, float | None]) -> str | None:
+    """One line for figures measured on a time-compressed twin (`--sim-time-scale S`): the client's wall clock
+    sees S× the modelled rate, so tok/s read S× (and $/M and step times ÷S) what the modelled node would give;
+    ratios (Δ%, CI, drift), τ and acceptance do not depend on S. None when S is 1 or unknown."""
+    if not scale or scale == 1:
+        return None
+    eq = ", ".join(f"{k} {v:.1f} ≙ {v / scale:.1f}" for k, v in medians.items() if v is not None)
+    return (f"Engine twin at time scale ×{scale:g}: wall-clock tok/s read ×{scale:g} ($/M and step times ÷{scale:g}) "
+            f"of the modelled node{f' — median {eq} model tok/s' if eq else ''}; Δ%, CI, drift, τ and acceptance "
+            "are unaffected.")
+
+
 def bench_json(cell_dir: Path) -> dict[str, Any]:
     """The `bench --json` object (issue #2 contract; extra keys after the contracted ones)."""
     r = cell_report(cell_dir)
     keys = ["n", "n_ok", "median_tok_s", "p10_tok_s", "p90_tok_s", "ttft_median_s", "tau", "per_position_acceptance",
             "kv_capacity_tokens", "engine_version", "speculative_algorithm", "rows_path"]
     extra = ["n_included", "n_errors", "excluded", "implied_step_ms", "usd_per_m_tokens", "prompt_set",
-             "prompt_set_sha256", "simulated", "errors"]
+             "prompt_set_sha256", "simulated", "sim_time_scale", "errors"]
     return {"cell": {k: r[k] for k in keys + extra}}
 
 
