@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import gc
+import os
 import sys
 import time
 from pathlib import Path
@@ -80,6 +81,7 @@ class ConsoleApp(App[int]):
         Binding("k", "flip('kv')", "KV dtype"),
         Binding("p", "pair", "pair"),
         Binding("c", "chat", "chat"),
+        Binding("C", "chat_both", "chat A|B", show=False),
         Binding("b", "sessions", "sessions"),
         Binding("d", "forecast", "forecast"),
         Binding("l", "logs", "logs"),
@@ -318,6 +320,10 @@ class ConsoleApp(App[int]):
         self.refresh_state()
 
     def on_command_done(self, msg: CommandDone) -> None:
+        if msg.what == "chat_both" and msg.result:
+            self.push_screen(ChatScreen(msg.result, self.submit, getattr(self.runtime.state, "session_dir", None)
+                                        if self.runtime is not None else None, close_on_exit=True))
+            return
         if msg.what == "pair":
             self.pair_state.running = False
             self.pair_state.result = msg.result
@@ -327,7 +333,7 @@ class ConsoleApp(App[int]):
 
     # --- actions -----------------------------------------------------------------------------
 
-    DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs", "maximize", "chat", "sessions",
+    DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs", "maximize", "chat", "chat_both", "sessions",
                                    "forecast"})
 
     def action_sessions(self) -> None:
@@ -358,6 +364,46 @@ class ConsoleApp(App[int]):
             self.notify("no server to chat with yet", severity="warning")
             return
         self.push_screen(ChatScreen.for_runtime(self.runtime, self.submit))
+
+    def action_chat_both(self) -> None:
+        """Chat with both arms: A is this server, B another server (second node, router) or this one with other
+        sampling; one message goes to both and the answers stream side by side, each with its own stats."""
+        if self.runtime is None or self.runtime.state.phase not in ("ready", "attached"):
+            self.notify("no server to chat with yet", severity="warning")
+            return
+        from console.core.engine.chat import ChatSession, ChatUnavailable
+        from console.ui.screens.chat import BothArmsScreen
+        rt = self.runtime
+        try:
+            a = ChatSession.from_runtime(rt)
+        except ChatUnavailable as e:
+            self.notify(str(e), severity="warning")
+            return
+
+        def chosen(v: dict | None) -> None:
+            if v is None:
+                return
+            key = None
+            if v["api_key_env"]:
+                key = os.environ.get(v["api_key_env"])
+                if key is None:
+                    self.notify(f"B API key: ${v['api_key_env']} is unset; export it and retry", severity="error")
+                    return
+            url = v["url"] or a.base_url
+            if v["url"] is None:
+                key = a._api_key  # this server's key, as arm A uses it
+            kw: dict = {"system_prompt": a.system_prompt, "max_tokens": a.max_tokens,
+                        "temperature": v["temperature"] if v["temperature"] is not None else a.temperature}
+            if v["url"] is None:
+                a.label = f"{a.label} · T {a.temperature:g}"
+                kw["label"] = f"{a.spec_label or 'this server'} · T {kw['temperature']:g}"
+
+            async def make() -> list:
+                return [a, await ChatSession.for_url(url, key, **kw)]
+
+            self.submit("chat_both", make())
+
+        self.push_screen(BothArmsScreen(a.label, a.temperature), chosen)
 
     def action_maximize(self, panel: str) -> None:
         """Show one panel full screen (escape restores)."""
@@ -390,6 +436,8 @@ class ConsoleApp(App[int]):
             ("Flip: KV-cache dtype", "auto ↔ fp8_e4m3", lambda: self.action_flip("kv")),
             ("Record a pair…", "same-session A/B with a verdict", self.action_pair),
             ("Chat with the model", "openai SDK; per-turn TTFT, tok/s, τ, p_i", self.action_chat),
+            ("Chat with both arms…", "one message to A and B (another server, or other sampling), side by side",
+             self.action_chat_both),
             ("Sessions…", "recorded sessions, cells and pairs; reports; compare two cells", self.action_sessions),
             ("Forecast depths…", "price other draft depths from the latest cell of this arm", self.action_forecast),
             ("Engine log", "the launched engine's log", self.action_logs),

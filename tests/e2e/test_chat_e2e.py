@@ -3,6 +3,7 @@ format) and chats through the official openai SDK; the turn carries TTFT, tok/s,
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -57,3 +58,56 @@ async def test_wrong_key_is_one_line(twin):
     turn = await s.stream_turn("hi")
     assert turn.error.startswith("HTTP 401") and "\n" not in turn.error
     await s.aclose()
+
+
+async def test_both_arms_from_the_app_answer_side_by_side(twin, tmp_path, monkeypatch):
+    """Dashboard → C → B = a server URL (its key from an env var) at temperature 0 → one message, two answers,
+    each column with its own stats; then ctrl+b from a one-column chat opens the same dialog."""
+    from console.ui.app import make_app
+    from console.ui.screens.chat import BothArmsScreen, ChatScreen
+    from tests.ui.test_chat_screen import text_of, type_and_send, wait_for
+
+    monkeypatch.setenv("SC_E2E_KEY_B", "e2e-chat-key")
+    holder = {}
+
+    def factory(observer):
+        holder["rt"] = Runtime(attach_url=twin.url, api_key="e2e-chat-key", sessions=tmp_path, observer=observer)
+        return holder["rt"]
+
+    app = make_app(factory, auto_anchor=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: "rt" in holder and holder["rt"].state.phase == "attached", 30)
+        await pilot.press("C")
+        await wait_for(pilot, lambda: isinstance(app.screen, BothArmsScreen))
+        dlg = app.screen
+        dlg.query_one("#url").value = "ftp://nowhere"
+        dlg.action_open()
+        await pilot.pause(0.1)
+        assert "B server URL" in str(dlg.query_one("#both-error").render())  # one line naming the field
+        dlg.query_one("#url").value = twin.url
+        dlg.query_one("#api_key_env").value = "SC_E2E_KEY_B"
+        dlg.query_one("#temperature").value = "0"
+        dlg.action_open()
+        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.n_columns == 2, 10)
+        chat = app.screen
+        a, b = chat.sessions
+        assert (a.temperature, b.temperature) == (0.6, 0.0) and b.model == "sim:moonshotai/Kimi-K2.6"
+        assert b.num_draft_tokens == 7 and b.spec_label.startswith("EAGLE3")
+        for s in (a, b):
+            s.max_tokens = 48
+        await type_and_send(pilot, "Say hello.")
+        await wait_for(pilot, lambda: all(s.history and not s.busy for s in (a, b)), 30)
+        for i, s in enumerate((a, b)):
+            t = s.history[-1]
+            assert t.error is None and t.stats.tau is not None and t.stats.tok_s > 0, t.error
+        await pilot.pause(0.3)
+        assert "A ·" in text_of(app, "#chat-col-0") and "B ·" in text_of(app, "#chat-col-1")
+        await pilot.press("escape")  # back to the dashboard; the screen closes both arms' SDK clients
+        await wait_for(pilot, lambda: a._client is None and b._client is None, 5)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.n_columns == 1, 10)
+        await pilot.press("ctrl+b")
+        await wait_for(pilot, lambda: isinstance(app.screen, BothArmsScreen))
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        await asyncio.wrap_future(app._io.submit(holder["rt"].stop()))

@@ -327,3 +327,28 @@ def test_chat_snapshot(snap_compare, size):
 def test_chat_both_arms_snapshot(snap_compare):
     app = Host([finished_session("k26-eagle3-d6"), finished_session("k26-eagle3-d7", STOP)], no_submit)
     assert snap_compare(app, terminal_size=(160, 48), run_before=settle)
+
+
+async def test_a_long_fast_answer_keeps_the_view_at_its_figures_line(io):
+    """A reply far taller than the column, streamed fast: when it ends, the figures line is on screen (the view
+    followed the whole answer); after the reader scrolls up, a new chunk does not pull the view back down."""
+    long = b"\n\n".join(
+        b'data: {"id":"x","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,'
+        b'"delta":{"content":"word %d, and another line of words to fill the column.\\n\\n"},"finish_reason":null}]}'
+        % i for i in range(300))
+    tail = EAGLE3.split(b"\n\n", 1)[1]  # the fixture's remaining chunks: text, sglext, usage, [DONE]
+    s = make_session(long + b"\n\n" + tail, delay=0.0005)
+    app = Host(s, submitter(io))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await type_and_send(pilot, "go")
+        await wait_for(pilot, lambda: s.history and not s.busy, 20)
+        await pilot.pause(0.3)
+        col = app.screen.query_one(ChatColumn)
+        assert col.transcript.max_scroll_y > 20  # the answer is much taller than the view
+        assert "tok/s" in text_of(app, "ChatColumn") and "TTFT" in text_of(app, "ChatColumn")
+        col.transcript.scroll_home(animate=False)  # the reader scrolls up to read the start
+        col.transcript.release_anchor()
+        await pilot.pause(0.1)
+        await col.flush("live")
+        await pilot.pause(0.1)
+        assert col.transcript.scroll_y < col.transcript.max_scroll_y - 5

@@ -339,14 +339,19 @@ class ChatSession:
                 key = runtime.profile.api_key()
             except Exception:
                 key = None
-        info = st.server
-        spec = info.spec if info is not None else None
-        kw.setdefault("model", info.model_name() if info is not None else "default")
-        kw.setdefault("spec_label", spec.label() if spec is not None else None)
-        kw.setdefault("num_draft_tokens", spec.num_draft_tokens if spec is not None and spec.enabled else None)
-        kw.setdefault("engine_version", info.version if info is not None else None)
         kw.setdefault("simulated", bool(st.simulated))
-        return cls(st.base_url, key, **kw)
+        return cls(st.base_url, key, **_server_kw(st.server, kw))
+
+    @classmethod
+    async def for_url(cls, url: str, api_key: str | None = None, **kw: Any) -> "ChatSession":
+        """A session on another server (arm B on a second node, a router in front of it, or the same server
+        with other sampling): its served model name, spec label, K and version read from its /server_info.
+        Raises AdminError with one line when the server cannot be read."""
+        from console.core.engine.admin import AdminClient
+        async with AdminClient(url, api_key) as admin:
+            info = await admin.server_info()
+        kw.setdefault("simulated", info.simulated)
+        return cls(url, api_key, **_server_kw(info, kw))
 
     # --- state -----------------------------------------------------------------------------
 
@@ -619,6 +624,16 @@ class ChatSession:
 
 
 # --- both arms ----------------------------------------------------------------------------------
+
+
+def _server_kw(info: Any, kw: dict[str, Any]) -> dict[str, Any]:
+    """ChatSession keyword defaults from a ServerInfo (None: nothing known)."""
+    spec = info.spec if info is not None else None
+    kw.setdefault("model", info.model_name() if info is not None else "default")
+    kw.setdefault("spec_label", spec.label() if spec is not None else None)
+    kw.setdefault("num_draft_tokens", spec.num_draft_tokens if spec is not None and spec.enabled else None)
+    kw.setdefault("engine_version", info.version if info is not None else None)
+    return kw
 
 
 async def send_to_arms(sessions: Sequence[ChatSession], user_text: str,

@@ -133,6 +133,84 @@ class ChatSettingsScreen(ModalScreen["dict[str, Any] | None"]):
         self.action_apply()
 
 
+class BothArmsScreen(ModalScreen["dict[str, Any] | None"]):
+    """Where arm B answers: another server (a second node, or a router in front of it) or this server with other
+    sampling. Returns {"url": str | None, "api_key_env": str | None, "temperature": float | None}."""
+
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
+    DEFAULT_CSS = """
+    BothArmsScreen { align: center middle; }
+    BothArmsScreen > Vertical { width: 84; max-width: 100%; height: auto; border: round $accent;
+                                background: $surface; padding: 0 1; }
+    BothArmsScreen Grid { grid-size: 2; grid-columns: 22 1fr; grid-rows: 1; height: auto; margin: 1 0 0 0; }
+    BothArmsScreen #both-error { color: $error; height: 1; }
+    BothArmsScreen #both-buttons { height: 1; align-horizontal: right; margin-top: 1; }
+    BothArmsScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, a_label: str, a_temperature: float) -> None:
+        super().__init__()
+        self.a_label, self.a_temperature = a_label, a_temperature
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"[b]chat with both arms[/b] [dim]A = {self.a_label} (T {self.a_temperature:g}); "
+                         "one message goes to both, answers side by side[/dim]")
+            with Grid():
+                yield Label("B server URL")
+                yield Input("", id="url", compact=True, placeholder="blank: this server (e.g. other sampling)")
+                yield Label("B API key env var")
+                yield Input("", id="api_key_env", compact=True, placeholder="optional, e.g. SGLANG_API_KEY_B")
+                yield Label("B temperature")
+                yield Input("", id="temperature", compact=True, placeholder=f"blank: same as A ({self.a_temperature:g})")
+            yield Static("", id="both-error")
+            with Horizontal(id="both-buttons"):
+                yield Button("cancel", id="cancel", compact=True)
+                yield Button("open", variant="primary", id="open", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#url", Input).focus()
+
+    def read(self) -> dict[str, Any]:
+        url = self.query_one("#url", Input).value.strip() or None
+        if url is not None and not url.startswith(("http://", "https://")):
+            raise ValueError(f"B server URL: {url!r} must start with http:// or https://")
+        env = self.query_one("#api_key_env", Input).value.strip() or None
+        if env is not None and not env.replace("_", "").isalnum():
+            raise ValueError(f"B API key env var: {env!r} is not a variable name (give the name, never the key)")
+        raw_t = self.query_one("#temperature", Input).value.strip()
+        t = None
+        if raw_t:
+            try:
+                t = float(raw_t)
+            except ValueError:
+                raise ValueError(f"B temperature: {raw_t!r} is not a number") from None
+            if not 0.0 <= t <= 2.0:
+                raise ValueError("B temperature must be between 0 and 2")
+        if url is None and t is None:
+            raise ValueError("B is this server with the same sampling: give B a server URL or another temperature")
+        return {"url": url, "api_key_env": env, "temperature": t}
+
+    def action_open(self) -> None:
+        try:
+            values = self.read()
+        except ValueError as e:
+            self.query_one("#both-error", Static).update(str(e))
+            return
+        self.dismiss(values)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_open() if event.button.id == "open" else self.action_cancel()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_open()
+
+
 # --- one transcript column -----------------------------------------------------------------------
 
 
@@ -202,20 +280,17 @@ class ChatColumn(Vertical):
     def transcript(self) -> VerticalScroll:
         return self.query_one(VerticalScroll)
 
-    def at_bottom(self) -> bool:
-        """Whether the reader is at the end of the transcript (then new text keeps the view pinned there)."""
-        t = self.transcript
-        return t.max_scroll_y - t.scroll_y <= 1
-
-    def _follow(self, pinned: bool) -> None:
-        if pinned:
-            self.transcript.scroll_end(animate=False)  # after the next layout, so the new height counts
+    def on_mount(self) -> None:
+        # Textual's anchor keeps the view at the end as the answer grows, until the reader scrolls up (and again
+        # once they scroll back to the end). Deciding "at the bottom?" per flush instead raced the deferred
+        # scroll_end of fast streams: a large append could land before the previous scroll did, and the view
+        # then stopped following (seen as a missing figures line under a finished answer).
+        self.transcript.anchor()
 
     async def add_finished(self, turn: ChatTurn) -> None:
         """A turn from the history (shown whole)."""
         await self.transcript.mount_all(self._turn_widgets(turn.user))
         await self._complete(turn)
-        self._follow(True)
 
     def _turn_widgets(self, user: str) -> list:
         self.md = Markdown("", classes="answer")
@@ -228,10 +303,9 @@ class ChatColumn(Vertical):
         self.streaming = True
         await self.transcript.mount_all(self._turn_widgets(user))
         self.live.show_live("waiting for the first token…")
-        self._follow(True)
+        self.transcript.anchor()  # a new question: follow its answer
 
     async def flush(self, live_line: str | None = None) -> None:
-        pinned = self.at_bottom()
         if self.pending and self.md is not None:
             parts = []
             while self.pending:
@@ -241,14 +315,11 @@ class ChatColumn(Vertical):
             await self.md.append(text)
         if live_line is not None and self.live is not None and self.streaming:
             self.live.show_live(live_line)
-        self._follow(pinned)
 
     async def finish(self, turn: ChatTurn) -> None:
         self.streaming = False
         await self.flush()
-        pinned = self.at_bottom()
         await self._complete(turn)
-        self._follow(pinned)
 
     async def _complete(self, turn: ChatTurn) -> None:
         if self.md is None or self.live is None:
@@ -281,6 +352,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "settings", "settings"),
         Binding("f2", "save", "save"),
         Binding("ctrl+y", "copy", "copy md"),
+        Binding("ctrl+b", "both_arms", "both arms"),
     ]
     DEFAULT_CSS = """
     ChatScreen { layout: vertical; }
@@ -294,11 +366,13 @@ class ChatScreen(Screen[None]):
     """
 
     def __init__(self, sessions: Any, submit: Submit, session_dir: str | Path | Callable[[], Any] | None = None,
-                 *, columns: int | None = None) -> None:
+                 *, columns: int | None = None, close_on_exit: bool = False) -> None:
         """`sessions`: a ChatSession, a sequence of two (both arms, side by side), or a zero-argument factory
         of either (called on mount, and again on send while it raises `ChatUnavailable`). `columns`: how
-        many columns to lay out when `sessions` is a factory (default 1)."""
+        many columns to lay out when `sessions` is a factory (default 1). `close_on_exit`: the screen owns the
+        sessions and closes their SDK clients when it goes (the both-arms chat; the one-column chat is kept)."""
         super().__init__()
+        self._close_on_exit = close_on_exit
         self._sessions_arg = sessions
         self._submit = submit
         self._session_dir = session_dir
@@ -365,6 +439,14 @@ class ChatScreen(Screen[None]):
     def on_unmount(self) -> None:
         if self._streaming:
             stop_all(self.sessions)
+        if self._close_on_exit and self.sessions:
+            sessions = list(self.sessions)
+
+            async def close() -> None:
+                for s in sessions:
+                    await s.aclose()
+
+            self._submit("chat_close", close())  # the SDK clients live on the I/O thread's loop
 
     def _resolve_sessions(self) -> bool:
         """Call the factory until it gives sessions; its `ChatUnavailable` is the one line shown meanwhile."""
@@ -625,3 +707,14 @@ class ChatScreen(Screen[None]):
         md = "\n\n---\n\n".join(s.to_markdown() for s in self.sessions)
         self.app.copy_to_clipboard(md)
         self.notify(f"copied the transcript as Markdown ({len(md):,} chars)", timeout=4)
+
+    def action_both_arms(self) -> None:
+        """Open a side-by-side chat: this server (A) and arm B (the app asks where B answers)."""
+        fn = getattr(self.app, "action_chat_both", None)
+        if fn is not None:
+            fn()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "both_arms":  # only from a one-column chat inside the console app
+            return self.n_columns == 1 and hasattr(self.app, "action_chat_both")
+        return True

@@ -23,6 +23,8 @@ KEYS = (
     ("ctrl+p", "command palette: every action"),
     ("ctrl+t", "light / dark theme"),
     ("c", "chat with the served model: Enter sends, ctrl+s stops, F2 saves chat-<n>.json/.md into the session"),
+    ("C", "chat with both arms (ctrl+b in the chat): B = another server URL or this one with other sampling; "
+          "one message, answers side by side"),
     ("b", "sessions: newest first; enter opens a report, space marks A/B, c compares, p next pair, f forecast"),
     ("d", "forecast other draft depths from the latest measured cell of the running arm"),
     ("l", "engine log (tail)"),
