@@ -139,8 +139,8 @@ def test_startup_snapshot(snap_compare, size):
 
 
 @pytest.mark.parametrize("size", [(160, 48), (80, 24)])
-@pytest.mark.parametrize("key", ["question_mark", "r", "plus", "p", "l"],
-                         ids=["help", "run-cell", "flip", "pair", "logs"])
+@pytest.mark.parametrize("key", ["question_mark", "r", "plus", "p", "l", "C"],
+                         ids=["help", "run-cell", "flip", "pair", "logs", "chat-both"])
 def test_screen_snapshots(snap_compare, key, size):
     app, _ = app_with_fake()
     assert snap_compare(app, press=[key], terminal_size=size)
