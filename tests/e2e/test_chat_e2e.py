@@ -81,13 +81,13 @@ async def test_both_arms_from_the_app_answer_side_by_side(twin, tmp_path, monkey
         await wait_for(pilot, lambda: isinstance(app.screen, BothArmsScreen))
         dlg = app.screen
         dlg.query_one("#url").value = "ftp://nowhere"
-        dlg.action_open()
+        dlg.action_submit()
         await pilot.pause(0.1)
         assert "B server URL" in str(dlg.query_one("#both-error").render())  # one line naming the field
         dlg.query_one("#url").value = twin.url
         dlg.query_one("#api_key_env").value = "SC_E2E_KEY_B"
         dlg.query_one("#temperature").value = "0"
-        dlg.action_open()
+        dlg.action_submit()
         await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.n_columns == 2, 10)
         chat = app.screen
         a, b = chat.sessions

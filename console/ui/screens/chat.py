@@ -62,10 +62,41 @@ def _one_line(exc: BaseException) -> str:
 # --- settings form -------------------------------------------------------------------------------
 
 
-class ChatSettingsScreen(ModalScreen["dict[str, Any] | None"]):
-    """System prompt, temperature and max tokens; a bad field shows one line and nothing changes."""
+class FormModal(ModalScreen["dict[str, Any] | None"]):
+    """A small form: `read()` returns the values or raises ValueError with one line, shown in `#ERROR_ID`
+    (nothing changes); the `OK_ID` button or Enter submits, escape or any other button cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel")]
+    ERROR_ID = "form-error"
+    OK_ID = "ok"
+
+    def read(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def action_submit(self) -> None:
+        try:
+            values = self.read()
+        except ValueError as e:
+            self.query_one(f"#{self.ERROR_ID}", Static).update(str(e))
+            return
+        self.dismiss(values)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_submit() if event.button.id == self.OK_ID else self.action_cancel()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_submit()
+
+
+class ChatSettingsScreen(FormModal):
+    """System prompt, temperature and max tokens; a bad field shows one line and nothing changes."""
+
+    ERROR_ID, OK_ID = "settings-error", "apply"
     DEFAULT_CSS = """
     ChatSettingsScreen { align: center middle; }
     ChatSettingsScreen > Vertical { width: 76; max-width: 100%; height: auto; border: round $accent;
@@ -113,31 +144,12 @@ class ChatSettingsScreen(ModalScreen["dict[str, Any] | None"]):
             raise ValueError("max tokens must be ≥ 1")
         return {"system_prompt": self.query_one("#system_prompt", Input).value, "temperature": t, "max_tokens": m}
 
-    def action_apply(self) -> None:
-        try:
-            values = self.read()
-        except ValueError as e:
-            self.query_one("#settings-error", Static).update(str(e))
-            return
-        self.dismiss(values)
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_apply() if event.button.id == "apply" else self.action_cancel()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_apply()
-
-
-class BothArmsScreen(ModalScreen["dict[str, Any] | None"]):
+class BothArmsScreen(FormModal):
     """Where arm B answers: another server (a second node, or a router in front of it) or this server with other
     sampling. Returns {"url": str | None, "api_key_env": str | None, "temperature": float | None}."""
 
-    BINDINGS = [Binding("escape", "cancel", "cancel")]
+    ERROR_ID, OK_ID = "both-error", "open"
     DEFAULT_CSS = """
     BothArmsScreen { align: center middle; }
     BothArmsScreen > Vertical { width: 84; max-width: 100%; height: auto; border: round $accent;
@@ -190,25 +202,6 @@ class BothArmsScreen(ModalScreen["dict[str, Any] | None"]):
         if url is None and t is None:
             raise ValueError("B is this server with the same sampling: give B a server URL or another temperature")
         return {"url": url, "api_key_env": env, "temperature": t}
-
-    def action_open(self) -> None:
-        try:
-            values = self.read()
-        except ValueError as e:
-            self.query_one("#both-error", Static).update(str(e))
-            return
-        self.dismiss(values)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_open() if event.button.id == "open" else self.action_cancel()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_open()
 
 
 # --- one transcript column -----------------------------------------------------------------------
