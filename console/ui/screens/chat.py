@@ -67,6 +67,14 @@ class FormModal(ModalScreen["dict[str, Any] | None"]):
     (nothing changes); the `OK_ID` button or Enter submits, escape or any other button cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel")]
+    DEFAULT_CSS = """
+    FormModal { align: center middle; }
+    FormModal > Vertical { max-width: 100%; height: auto; border: round $accent; background: $surface; padding: 0 1; }
+    FormModal Grid { grid-size: 2; grid-rows: 1; height: auto; margin: 1 0 0 0; }
+    FormModal .form-error { color: $error; height: 1; }
+    FormModal .form-buttons { height: 1; align-horizontal: right; margin-top: 1; }
+    FormModal Button { margin-left: 2; }
+    """
     ERROR_ID = "form-error"
     OK_ID = "ok"
 
@@ -98,13 +106,8 @@ class ChatSettingsScreen(FormModal):
 
     ERROR_ID, OK_ID = "settings-error", "apply"
     DEFAULT_CSS = """
-    ChatSettingsScreen { align: center middle; }
-    ChatSettingsScreen > Vertical { width: 76; max-width: 100%; height: auto; border: round $accent;
-                                    background: $surface; padding: 0 1; }
-    ChatSettingsScreen Grid { grid-size: 2; grid-columns: 15 1fr; grid-rows: 1; height: auto; margin: 1 0 0 0; }
-    ChatSettingsScreen #settings-error { color: $error; height: 1; }
-    ChatSettingsScreen #settings-buttons { height: 1; align-horizontal: right; margin-top: 1; }
-    ChatSettingsScreen Button { margin-left: 2; }
+    ChatSettingsScreen > Vertical { width: 76; }
+    ChatSettingsScreen Grid { grid-columns: 15 1fr; }
     """
 
     def __init__(self, system_prompt: str, temperature: float, max_tokens: int) -> None:
@@ -122,8 +125,8 @@ class ChatSettingsScreen(FormModal):
                 yield Input(f"{t:g}", id="temperature", compact=True)
                 yield Label("max tokens")
                 yield Input(str(m), id="max_tokens", compact=True)
-            yield Static("", id="settings-error")
-            with Horizontal(id="settings-buttons"):
+            yield Static("", id="settings-error", classes="form-error")
+            with Horizontal(id="settings-buttons", classes="form-buttons"):
                 yield Button("cancel", id="cancel", compact=True)
                 yield Button("apply", variant="primary", id="apply", compact=True)
 
@@ -151,13 +154,8 @@ class BothArmsScreen(FormModal):
 
     ERROR_ID, OK_ID = "both-error", "open"
     DEFAULT_CSS = """
-    BothArmsScreen { align: center middle; }
-    BothArmsScreen > Vertical { width: 84; max-width: 100%; height: auto; border: round $accent;
-                                background: $surface; padding: 0 1; }
-    BothArmsScreen Grid { grid-size: 2; grid-columns: 22 1fr; grid-rows: 1; height: auto; margin: 1 0 0 0; }
-    BothArmsScreen #both-error { color: $error; height: 1; }
-    BothArmsScreen #both-buttons { height: 1; align-horizontal: right; margin-top: 1; }
-    BothArmsScreen Button { margin-left: 2; }
+    BothArmsScreen > Vertical { width: 84; }
+    BothArmsScreen Grid { grid-columns: 22 1fr; }
     """
 
     def __init__(self, a_label: str, a_temperature: float) -> None:
@@ -175,8 +173,8 @@ class BothArmsScreen(FormModal):
                 yield Input("", id="api_key_env", compact=True, placeholder="optional, e.g. SGLANG_API_KEY_B")
                 yield Label("B temperature")
                 yield Input("", id="temperature", compact=True, placeholder=f"blank: same as A ({self.a_temperature:g})")
-            yield Static("", id="both-error")
-            with Horizontal(id="both-buttons"):
+            yield Static("", id="both-error", classes="form-error")
+            with Horizontal(id="both-buttons", classes="form-buttons"):
                 yield Button("cancel", id="cancel", compact=True)
                 yield Button("open", variant="primary", id="open", compact=True)
 
