@@ -257,6 +257,7 @@ def _finish(session_dir: Path, spec: PairSpec, legs: list[Leg], fc: dict | None)
         "legs": [asdict(leg) for leg in legs],
         "forecast": fc,
     }
+    doc["sim_time_scale"] = pair_time_scale(doc, session_dir)
     ps, cmp = compute(doc, session_dir)
     doc["stats"] = ps.to_json()
     doc["forecast_vs_measured"] = cmp
@@ -288,6 +289,8 @@ def pair_files(session_dir: Path) -> list[Path]:
 
 def pair_time_scale(doc: dict[str, Any], base: Path) -> float | None:
     """The twin's time scale the legs were measured at (from their manifests); None on a real engine."""
+    if "sim_time_scale" in doc:
+        return doc["sim_time_scale"]
     scales = set()
     for leg in doc["legs"]:
         mf = _resolve(base, leg["cell_dir"]) / "manifest.json"

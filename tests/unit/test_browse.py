@@ -237,6 +237,19 @@ def test_compare_refuses_protocol_differences_but_not_n(tmp_path):
         assert word in str(ei.value) and "\n" not in str(ei.value) and SHA["tool"][:12] in str(ei.value)
 
 
+def test_compare_refuses_cells_measured_at_different_twin_time_scales(tmp_path):
+    s = make_session(tmp_path, "20260520T100000Z", "scales")
+    base = make_cell(s, "base", A_SPEEDS)
+    fast = make_cell(s, "fast", B_SPEEDS)
+    mf = fast / "manifest.json"
+    mf.write_text(json.dumps({**json.loads(mf.read_text()), "sim_time_scale": 8.0}))
+    with pytest.raises(ValueError, match="time scale") as ei:
+        browse.compare_cells(base, fast)
+    assert "×1" in str(ei.value) and "×8" in str(ei.value) and "\n" not in str(ei.value)
+    e = browse.read_cell(fast)
+    assert e.sim_time_scale == 8.0 and browse.read_cell(base).sim_time_scale is None
+
+
 def test_compare_refuses_torn_manifest_and_same_cell_and_notes_cross_session(tmp_path):
     p = build_sessions(tmp_path)
     with pytest.raises(ValueError, match="manifest.json unreadable"):

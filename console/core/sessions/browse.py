@@ -64,6 +64,8 @@ class CellEntry:
     anchor: bool = False
     interleaved: bool = False
     simulated: bool = False
+    sim_time_scale: float | None = None
+    """The twin's --sim-time-scale when ≠ 1: wall-clock rates read that many times the modelled node's."""
     engine_version: str | None = None
     figures_from: str = "rows"
     """'summary' (summary.json, fresh) or 'rows' (recomputed)."""
@@ -118,6 +120,7 @@ class SessionSummary:
     """Newest first (pair-3.json, pair-2.json, pair.json)."""
     attached: str | None = None
     simulated: bool = False
+    sim_time_scale: float | None = None
     problem: str | None = None
 
     @property
@@ -207,6 +210,8 @@ def read_cell(cell_dir: Path) -> CellEntry:
     e.anchor = e.label == "anchor"
     e.interleaved = bool(m.get("pair_interleaved"))
     e.simulated, e.engine_version = bool(m.get("simulated")), m.get("engine_version")
+    ts = m.get("sim_time_scale")
+    e.sim_time_scale = float(ts) if isinstance(ts, (int, float)) and ts != 1 else None
     try:
         fig, e.figures_from = _figures(cell_dir, _ndt(m))
     except (OSError, ValueError, TypeError) as ex:
@@ -298,6 +303,7 @@ def read_session(d: Path) -> SessionSummary:
     if s.engine_version is None:
         s.engine_version = next((c.engine_version for c in s.cells if c.engine_version), None)
     s.simulated = any(c.simulated for c in s.cells)
+    s.sim_time_scale = next((c.sim_time_scale for c in s.cells if c.sim_time_scale), None)
     return s
 
 
@@ -379,6 +385,10 @@ def check_comparable(a_dir: Path, b_dir: Path) -> tuple[dict[str, Any], dict[str
     if not ha or not hb or ha != hb:
         raise ValueError(f"cannot compare: prompt sets differ — A {pa.get('name') or '?'} sha256 {_short(ha)} vs "
                          f"B {pb.get('name') or '?'} sha256 {_short(hb)}; a comparison needs the same pinned prompts")
+    sa, sb = ma.get("sim_time_scale") or 1, mb.get("sim_time_scale") or 1
+    if sa != sb:
+        raise ValueError(f"cannot compare: A ran on the twin at time scale ×{sa:g}, B at ×{sb:g}; wall-clock rates "
+                         "differ by the scale (compare cells measured at one scale)")
     qa = ma.get("protocol") if isinstance(ma.get("protocol"), dict) else None
     qb = mb.get("protocol") if isinstance(mb.get("protocol"), dict) else None
     if qa is None or qb is None:

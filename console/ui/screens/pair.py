@@ -20,6 +20,7 @@ from console.core.launch import flips
 from console.core.launch.profile import Profile, list_profiles
 from console.core.measure.cell import CellProtocol
 from console.core.pair_runner import PairResult, PairSpec
+from console.core.sessions.report import time_scale_note
 from console.core.workload.prompts import list_sets
 
 FLIP_CHOICES = (("A with depth +1", "depth+"), ("A with depth −1", "depth-"), ("A with the next drafter family", "family"),
@@ -70,6 +71,9 @@ def result_card(res: PairResult) -> Group:
         c = res.comparison
         parts.append(Text(f"forecast depth {c['depth']}: predicted {c['predicted_tok_s']:.1f} tok/s before B ran, "
                           f"measured {c['measured_tok_s']:.1f} ({c['error_pct']:+.1f}%)"))
+    ts = time_scale_note(res.doc.get("sim_time_scale"), {"A": ps.a.median_tok_s, "B": ps.b.median_tok_s})
+    if ts:
+        parts.append(Text(ts, style="yellow"))
     parts.append(Text(f"report: {res.report_path or res.dir / 'report.md'}  ·  recompute: serving-console report {res.dir}",
                       style="dim"))
     return Group(*parts)

@@ -383,6 +383,8 @@ class SessionsScreen(Screen[None]):
         notes.append(f" · {s.hostname or 'host ?'} · sglang {s.engine_version or '?'}", style="dim")
         if s.simulated:
             notes.append(" · SIMULATED", style="magenta")
+        if s.sim_time_scale:
+            notes.append(f" · time ×{s.sim_time_scale:g}", style="magenta")
         if s.problem:
             notes.append(f" · {s.problem}", style="red")
         done = _state("✓" if s.complete else ("!" if s.problem else "…"))
@@ -422,6 +424,7 @@ class SessionsScreen(Screen[None]):
         parts = [(leg, "cyan") for leg in legs]
         parts += [("anchor", "dim")] if c.anchor else []
         parts += [(c.profile, "dim")] if c.profile else []
+        parts += [(f"time ×{c.sim_time_scale:g}", "magenta")] if c.sim_time_scale else []
         parts += [(c.problem, "red")] if c.problem else []
         notes = Text(" · ").join(Text(p, style=st) for p, st in parts)
         table.add_row(mark, what, c.spec, n, _n(c.median_tok_s), _n(c.tau, ".2f"),
