@@ -312,3 +312,21 @@ def test_from_runtime_takes_url_key_model_and_spec(monkeypatch):
 
 def test_describe_error_never_multiline():
     assert chatmod.describe_error(ValueError("a\nb")) == "ValueError: a b"
+
+
+async def test_building_the_sdk_client_is_not_counted_in_ttft():
+    """The first turn imports openai and builds the client (hundreds of ms on a cold process): that is the
+    console's cost, not the server's, so the clock starts after it."""
+    clock = Clock()
+    s = session(clock=clock)
+    real = ChatSession._sdk
+
+    def slow_sdk(self):
+        if self._client is None:
+            clock.t += 5_000_000_000  # 5 s spent building the client
+        return real(self)
+
+    s._sdk = types.MethodType(slow_sdk, s)
+    turn = await s.stream_turn("hi")
+    await s.aclose()
+    assert turn.error is None and turn.stats.ttft_s < 1.0, turn.stats.ttft_s

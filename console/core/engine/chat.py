@@ -436,6 +436,7 @@ class ChatSession:
                       on_reasoning: TextCallback | None) -> None:
         rec = RequestRecord(request_id=uuid.uuid4().hex, endpoint="chat", prompt_id=f"chat-turn-{turn.index}",
                             max_tokens=self.max_tokens, temperature=self.temperature, wall_start=time.time())
+        client = self._sdk()  # the first turn imports openai and builds the client: not part of TTFT
         t0 = self.clock()
         live = InFlight(request_id=rec.request_id, t_sent_ns=t0)
         self.live = live
@@ -444,7 +445,7 @@ class ChatSession:
         stream = None
         done = False
         try:
-            stream = await self._sdk().chat.completions.create(
+            stream = await client.chat.completions.create(
                 model=self.model, messages=messages, max_tokens=self.max_tokens, temperature=self.temperature,
                 stream=True,
                 extra_body={"return_spec_tokens_details": True,
