@@ -26,7 +26,7 @@ import secrets
 import time
 import uuid
 from datetime import datetime, timezone
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -620,25 +620,21 @@ def create_app(server: SimServer) -> FastAPI:
             return Response(status_code=503)
         return Response(status_code=200 if await server.health_generate() else 503)
 
-    @app.get("/model_info")
-    async def model_info() -> JSONResponse:
-        return JSONResponse(server.model_info())
+    def info_route(path: str, body: Callable[[], dict[str, Any]]) -> None:
+        """`path` and its deprecated `/get_…` alias, which logs SGLang's deprecation line on each call."""
+        async def current() -> JSONResponse:
+            return JSONResponse(body())
 
-    @app.get("/get_model_info")
-    async def get_model_info() -> JSONResponse:
-        server.log.line("Endpoint '/get_model_info' is deprecated and will be removed in a future version. "
-                        "Please use '/model_info' instead.")
-        return JSONResponse(server.model_info())
+        async def deprecated() -> JSONResponse:
+            server.log.line(f"Endpoint '/get_{path[1:]}' is deprecated and will be removed in a future version. "
+                            f"Please use '{path}' instead.")
+            return JSONResponse(body())
 
-    @app.get("/server_info")
-    async def server_info() -> JSONResponse:
-        return JSONResponse(server.server_info())
+        app.add_api_route(path, current, methods=["GET"])
+        app.add_api_route(f"/get_{path[1:]}", deprecated, methods=["GET"])
 
-    @app.get("/get_server_info")
-    async def get_server_info() -> JSONResponse:
-        server.log.line("Endpoint '/get_server_info' is deprecated and will be removed in a future version. "
-                        "Please use '/server_info' instead.")
-        return JSONResponse(server.server_info())
+    info_route("/model_info", server.model_info)
+    info_route("/server_info", server.server_info)
 
     def model_card(name: str) -> dict[str, Any]:
         return {"id": name, "object": "model", "created": int(time.time()), "owned_by": "sglang", "root": name,

@@ -360,16 +360,13 @@ class ConsoleApp(App[int]):
 
     def action_chat(self) -> None:
         """Chat with the served model (openai SDK); every answer carries TTFT, tok/s, τ and p_i."""
-        if self.runtime is None or self.runtime.state.phase not in ("ready", "attached"):
-            self.notify("no server to chat with yet", severity="warning")
-            return
-        self.push_screen(ChatScreen.for_runtime(self.runtime, self.submit))
+        if self._can_chat():
+            self.push_screen(ChatScreen.for_runtime(self.runtime, self.submit))
 
     def action_chat_both(self) -> None:
         """Chat with both arms: A is this server, B another server (second node, router) or this one with other
         sampling; one message goes to both and the answers stream side by side, each with its own stats."""
-        if self.runtime is None or self.runtime.state.phase not in ("ready", "attached"):
-            self.notify("no server to chat with yet", severity="warning")
+        if not self._can_chat():
             return
         from console.core.engine.chat import ChatSession, ChatUnavailable
         from console.ui.screens.chat import BothArmsScreen
@@ -383,27 +380,30 @@ class ConsoleApp(App[int]):
         def chosen(v: dict | None) -> None:
             if v is None:
                 return
-            key = None
-            if v["api_key_env"]:
-                key = os.environ.get(v["api_key_env"])
-                if key is None:
-                    self.notify(f"B API key: ${v['api_key_env']} is unset; export it and retry", severity="error")
-                    return
-            url = v["url"] or a.base_url
-            if v["url"] is None:
-                key = a._api_key  # this server's key, as arm A uses it
             kw: dict = {"system_prompt": a.system_prompt, "max_tokens": a.max_tokens,
                         "temperature": v["temperature"] if v["temperature"] is not None else a.temperature}
-            if v["url"] is None:
-                a.label = f"{a.label} · T {a.temperature:g}"
-                kw["label"] = f"{a.spec_label or 'this server'} · T {kw['temperature']:g}"
+            if v["url"] is None:  # this server, other sampling: nothing to look up
+                a.label = f"{a.spec_label or 'this server'} · T {a.temperature:g}"
+                b = ChatSession.from_runtime(rt, label=f"{a.spec_label or 'this server'} · T {kw['temperature']:g}", **kw)
+                self.push_screen(ChatScreen([a, b], self.submit, rt.state.session_dir, close_on_exit=True))
+                return
+            key = os.environ.get(v["api_key_env"]) if v["api_key_env"] else None
+            if v["api_key_env"] and key is None:
+                self.notify(f"B API key: ${v['api_key_env']} is unset; export it and retry", severity="error")
+                return
 
             async def make() -> list:
-                return [a, await ChatSession.for_url(url, key, **kw)]
+                return [a, await ChatSession.for_url(v["url"], key, **kw)]
 
             self.submit("chat_both", make())
 
         self.push_screen(BothArmsScreen(a.label, a.temperature), chosen)
+
+    def _can_chat(self) -> bool:
+        if self.runtime is None or self.runtime.state.phase not in ("ready", "attached"):
+            self.notify("no server to chat with yet", severity="warning")
+            return False
+        return True
 
     def action_maximize(self, panel: str) -> None:
         """Show one panel full screen (escape restores)."""
