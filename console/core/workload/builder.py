@@ -13,26 +13,22 @@ The workload sets, 16 prompts each, one per traffic domain of the leaderboard (D
 
 - `tool`: seeded generator (`gen_tool`): JSON tool schemas, multi-turn trajectories of tool calls and results.
 - `math`: seeded generator (`gen_math`): problems with definitions, lemmas, computed tables, a question.
-- `code`: source files of installed packages (`material_code`) framed as review / refactor / test requests.
-- `chat`: documents shipped by installed packages (`material_chat`): conversations that end in an open question.
+- `code`: source files of pinned distributions (`material_code`) framed as review / refactor / test requests.
+- `chat`: documents shipped by pinned distributions (`material_chat`): conversations that end in an open question.
 
-Every prompt carries its provenance (generator + seed, or package + version + path + SHA-256). The generated
-sets are the same on every machine. The material sets depend on the installed distributions: the versions they
-were committed with are pinned in `material_source.PINS`; when the installed ones differ, `build` says so in one
-line and keeps each affected set's committed file (it stays authoritative) if it is still intact, else builds it
-from what is installed (those bytes will not match the committed ones).
+Every prompt carries its provenance (generator + seed, or package + version + path + SHA-256). Every set is the
+same on every machine: the generated sets by their seeds, the material sets because their material is committed
+under `prompts/material/` (SHA-256-pinned in its MANIFEST) and never taken from what happens to be installed.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from console.core.workload import gen_math, gen_tool, material_chat, material_code
 from console.core.workload.gen_fit import LONG_WINDOW, SHORT_WINDOW
-from console.core.workload.material_source import mismatches
 from console.core.workload.prompts import SUMS, PromptSetError, file_sha256, read_sums, write_set, write_sums
 
 _SYSTEM = "You are a precise assistant. Answer directly."
@@ -90,52 +86,14 @@ SETS: dict[str, tuple[Callable[[], list[dict[str, Any]]], tuple[int, int], set[s
 }
 
 
-def material_mismatches() -> dict[str, list[str]]:
-    """Set name -> the pinned material distributions whose installed version differs (material sets only)."""
-    out = {}
-    for name, (_fn, _w, pkgs) in SETS.items():
-        if pkgs and (bad := mismatches(pkgs)):
-            out[name] = bad
-    return out
-
-
-def _intact(directory: Path, name: str) -> bool:
-    """The set file exists and matches its pin in the directory's current SHA256SUMS."""
-    path = directory / f"{name}.jsonl"
-    try:
-        return path.exists() and read_sums(directory).get(path.name) == file_sha256(path)
-    except (PromptSetError, OSError):  # no or unreadable SHA256SUMS: nothing committed to keep
-        return False
-
-
-def build_all(directory: Path, say: Callable[[str], None] | None = None) -> list[Path]:
-    """Rebuild every set and re-pin SHA256SUMS.
-
-    When installed material distributions are not the pinned ones, `say` (default: standard error) receives one
-    line naming them, the sets kept as committed and the sets built from the installed versions.
-    """
-    say = say or (lambda line: print(line, file=sys.stderr))
+def build_all(directory: Path) -> list[Path]:
+    """Rebuild every set from its seeds and the committed material, and re-pin SHA256SUMS."""
     directory.mkdir(parents=True, exist_ok=True)
-    bad = material_mismatches()
-    keep = {name for name in bad if _intact(directory, name)}  # decided before anything is rewritten
     paths = [build_health(directory)]
     for name, (fn, window, _pkgs) in SETS.items():
-        if name in keep:
-            paths.append(directory / f"{name}.jsonl")
-        else:
-            paths.append(write_set(directory, name, fn(), window=window))
+        paths.append(write_set(directory, name, fn(), window=window))
     write_sums(directory)
-    if bad:
-        built = [n for n in SETS if n in bad and n not in keep]
-        parts = [f"prompts build: installed material is not the pinned one "
-                 f"({'; '.join(sorted({m for v in bad.values() for m in v}))})"]
-        if keep:
-            parts.append(f"kept {', '.join(n + '.jsonl' for n in SETS if n in keep)} as committed")
-        if built:
-            parts.append(f"built {', '.join(n + '.jsonl' for n in built)} from it: their bytes differ from the "
-                         "committed sets, which stay authoritative")
-        say("; ".join(parts))
     return paths
 
 
-__all__ = ["HEALTH", "SETS", "SUMS", "build_all", "build_health", "material_mismatches"]
+__all__ = ["HEALTH", "SETS", "SUMS", "build_all", "build_health"]

@@ -1,9 +1,13 @@
-"""Offline material for the `code` and `chat` sets: files shipped by installed distributions.
+"""Offline material for the `code` and `chat` sets: files of pinned distributions, committed in the repository.
 
-Files are located through `importlib.metadata` (never imported), read as UTF-8 with newlines normalised, and
-named in a prompt's provenance by distribution, version, path relative to the install root, and SHA-256 of the
-bytes read. The builder pins the versions it was committed against (`PINS`); building against other versions
-(or another platform's wheel) would produce other bytes, so `mismatches` says which pins do not hold.
+The builder never reads what happens to be installed: every file it quotes lies under `prompts/material/`,
+as `DIST==VERSION/PATH` (the path relative to the distribution's install root, exactly as its wheel ships it),
+and `prompts/material/MANIFEST` pins each file's SHA-256. So `prompts build` reproduces the committed sets
+byte for byte on any machine, whatever the registry serves today. Files are read as UTF-8 with newlines
+normalised and named in a prompt's provenance by distribution, version, path and SHA-256 of the bytes read.
+
+`PINS` is the version of each distribution the material was taken from; changing one means vendoring that
+version's files (prompts/material/README.md says how) and rebuilding deliberately.
 """
 
 from __future__ import annotations
@@ -11,12 +15,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata
+from pathlib import Path
 
 from console.core.workload.prompts import PromptSetError
 
-# Distribution versions the committed sets were built from. Changing one changes the bytes of every set that
-# reads from it; rebuild deliberately and re-pin (`serving-console prompts build`).
+# Distribution versions the committed material was taken from (its folder names under prompts/material/).
 PINS: dict[str, str] = {
     "textual": "8.2.8",
     "rich": "15.0.0",
@@ -53,9 +56,16 @@ PINS: dict[str, str] = {
     "nvidia-ml-py": "13.615.71",
 }
 
+MANIFEST = "MANIFEST"
+
+
+def material_dir() -> Path:
+    """`prompts/material/` of the checkout (the material is the builder's input, not package data)."""
+    return Path(__file__).resolve().parents[3] / "prompts" / "material"
+
 
 class MaterialError(PromptSetError):
-    """Material missing or unreadable (one line naming the distribution and file)."""
+    """Material missing, unreadable or edited (one line naming the distribution and file)."""
 
 
 @dataclass(frozen=True)
@@ -71,49 +81,75 @@ class Source:
                 **extra}
 
 
-def installed_version(package: str) -> str | None:
+def _key(package: str, path: str) -> str:
+    return f"{package}=={PINS[package]}/{path}"
+
+
+@lru_cache(maxsize=4)
+def manifest(root: Path | None = None) -> dict[str, str]:
+    """`DIST==VERSION/PATH` -> SHA-256 of every vendored file."""
+    root = root or material_dir()
+    path = root / MANIFEST
     try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def mismatches(packages: list[str] | set[str]) -> list[str]:
-    """`"numpy 2.4.6 pinned, 2.3.1 installed"` for every package whose installed version is not the pinned one."""
-    out = []
-    for p in sorted(set(packages)):
-        have = installed_version(p)
-        if have != PINS[p]:
-            out.append(f"{p} {PINS[p]} pinned, {have or 'not'} installed")
+        lines = path.read_text().splitlines()
+    except OSError:
+        raise MaterialError(f"{path}: missing; the prompt material is part of the repository "
+                            "(prompts/material/README.md)") from None
+    out = {}
+    for i, ln in enumerate(lines, 1):
+        if not ln.strip() or ln.startswith("#"):
+            continue
+        digest, _, key = ln.partition("  ")
+        if len(digest) != 64 or not key:
+            raise MaterialError(f"{path}:{i}: expected 'SHA256  DIST==VERSION/PATH'")
+        out[key] = digest
     return out
 
 
+def write_manifest(root: Path | None = None) -> Path:
+    """Re-pin every file under the material folder (after vendoring a new version deliberately)."""
+    root = root or material_dir()
+    keys = sorted(str(p.relative_to(root)) for p in root.rglob("*")
+                  if p.is_file() and len(p.relative_to(root).parts) > 1 and "==" in p.relative_to(root).parts[0])
+    lines = [f"{hashlib.sha256((root / k).read_bytes()).hexdigest()}  {k}" for k in keys]
+    (root / MANIFEST).write_text("# SHA-256 of every vendored material file; prompts/material/README.md\n"
+                                 + "\n".join(lines) + "\n")
+    manifest.cache_clear()
+    return root / MANIFEST
+
+
 @lru_cache(maxsize=None)
-def read(package: str, path: str) -> Source:
-    """The text of `path` (relative to the install root, e.g. `textual/widget.py`) shipped by `package`."""
+def read(package: str, path: str, root: Path | None = None) -> Source:
+    """The text of `path` (relative to the install root, e.g. `textual/widget.py`) of `package` at its pin."""
+    root = root or material_dir()
+    if package not in PINS:
+        raise MaterialError(f"material package {package!r} has no pinned version in material_source.PINS")
+    key = _key(package, path)
+    file = root / key
+    want = manifest(root).get(key)
+    if want is None:
+        raise MaterialError(f"{root / MANIFEST}: no entry for {key}; vendor it (prompts/material/README.md)")
     try:
-        dist = metadata.distribution(package)
-    except metadata.PackageNotFoundError:
-        raise MaterialError(f"material package {package!r} is not installed (needed for {path})") from None
-    try:
-        raw = dist.locate_file(path).read_bytes()  # type: ignore[union-attr]
+        raw = file.read_bytes()
     except OSError as e:
-        raise MaterialError(f"{package} {dist.version}: cannot read {path} ({e.strerror})") from None
+        raise MaterialError(f"{file}: cannot read ({e.strerror})") from None
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != want:
+        raise MaterialError(f"{file}: SHA-256 {digest[:12]}… does not match {want[:12]}… pinned in "
+                            f"{root / MANIFEST}; restore it from git")
     text = raw.decode("utf-8").replace("\r\n", "\n")
-    return Source(package, dist.version, path, text, hashlib.sha256(raw).hexdigest())
+    return Source(package, PINS[package], path, text, digest)
 
 
-def dist_info(package: str, name: str) -> str:
+def dist_info(package: str, name: str, root: Path | None = None) -> str:
     """Path (relative to the install root) of `name` inside the distribution's `.dist-info` directory."""
-    try:
-        dist = metadata.distribution(package)
-    except metadata.PackageNotFoundError:
-        raise MaterialError(f"material package {package!r} is not installed (needed for {name})") from None
-    files = {str(f) for f in dist.files or ()}
-    for top in sorted({f.split("/", 1)[0] for f in files if f.split("/", 1)[0].endswith(".dist-info")}):
-        if f"{top}/{name}" in files:
+    root = root or material_dir()
+    prefix = f"{package}=={PINS.get(package, '?')}/"
+    tops = sorted({k[len(prefix):].split("/", 1)[0] for k in manifest(root) if k.startswith(prefix)})
+    for top in tops:
+        if top.endswith(".dist-info") and f"{prefix}{top}/{name}" in manifest(root):
             return f"{top}/{name}"
-    raise MaterialError(f"{package} {dist.version}: no {name} in its .dist-info")
+    raise MaterialError(f"{root}: no {name} of {package} {PINS.get(package, '?')} vendored in its .dist-info")
 
 
 def readme(package: str) -> Source:
