@@ -1,12 +1,13 @@
 """`serving-console` command line (DESIGN §9). The TUI and every headless command share one core.
 
-Exit codes:
+Exit codes (console/core/exits.py; the TUI exits with the same codes):
     0   success
     1   the command ran but measured nothing usable (no successful request)
     2   bad input: usage, profile, prompt set, URL, flag rejected by the engine catalogue
     3   the engine failed to start or died
-    4   the server could not be reached (attach)
+    4   the server could not be reached, or what answered is not an SGLang server (attach)
     5   preflight refused the launch (port bound, foreign GPU processes, missing paths); --force overrides
+    6   authentication: HTTP 401 (no API key given where one is required, or the key was refused)
     130 interrupted (Ctrl-C)
 """
 
@@ -20,16 +21,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_EMPTY, EXIT_USAGE, EXIT_ENGINE, EXIT_CONNECT, EXIT_PREFLIGHT, EXIT_INTERRUPT = 0, 1, 2, 3, 4, 5, 130
+from console.core.exits import (  # noqa: F401  (the codes are part of this module's interface)
+    EXIT_AUTH, EXIT_CONNECT, EXIT_EMPTY, EXIT_ENGINE, EXIT_INTERRUPT, EXIT_OK, EXIT_PREFLIGHT, EXIT_USAGE, SUMMARY,
+)
+
 DEFAULT_PROFILE = "k26-eagle3-d6"
 
-EPILOG = """exit codes: 0 ok · 1 nothing measured · 2 bad input · 3 engine failed/died · 4 server unreachable
-            5 preflight refused the launch (--force overrides) · 130 interrupted
+EPILOG = f"""exit codes: {SUMMARY}
 run `serving-console COMMAND -h` for a command's options."""
 
 
 def _err(msg: str) -> None:
-    print(f"serving-console: {msg}", file=sys.stderr)
+    for line in (msg.splitlines() or [""]):
+        print(f"serving-console: {line}", file=sys.stderr)
 
 
 # --- parser ------------------------------------------------------------------------------------
@@ -106,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     fo.add_argument("--verify-tax-ms", type=float, default=None,
                     help="ms per extra drafted token (default: the report's measured 0.397)")
     fo.add_argument("--json", action="store_true")
+    fo.add_argument("--out", type=Path, default=None, metavar="FILE",
+                    help="also write the forecast as JSON to FILE (never into the cell: recorded cells are evidence)")
 
     la = sub.add_parser("launch", help="print (--dry-run) or run the engine argv of a profile")
     la.add_argument("profile")
@@ -149,29 +155,44 @@ def _sim_args(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def _make_runtime(args: argparse.Namespace, observer=None, session_dir: Path | None = None):
+def _runtime_factory(args: argparse.Namespace, session_dir: Path | None = None):
+    """Resolve everything the runtime needs now (profile, key, URL), so that bad input fails before anything
+    starts, headless and in the TUI alike; the returned factory only binds the observer."""
+    from console.core.engine.admin import normalize_url
     from console.core.launch.profile import resolve_profile
     from console.core.runtime import Runtime
+    stall = getattr(args, "stall_timeout", 120.0)
     if args.attach:
-        return Runtime(attach_url=args.attach, api_key=_api_key_from_env(args.api_key_env),
-                       sessions=args.sessions, observer=observer, session_dir=session_dir,
-                       stall_timeout_s=getattr(args, "stall_timeout", 120.0))
+        url = normalize_url(args.attach)
+        key = _api_key_from_env(args.api_key_env)
+        return lambda observer=None: Runtime(attach_url=url, api_key=key, api_key_env=args.api_key_env,
+                                             sessions=args.sessions, observer=observer, session_dir=session_dir,
+                                             stall_timeout_s=stall)
     force = getattr(args, "force", False)
     sim = args.sim
     prof_name = args.profile
     if prof_name is None:
         prof_name, sim = DEFAULT_PROFILE, True
     prof = resolve_profile(prof_name)
-    return Runtime(profile=prof, sim=sim, sim_args=_sim_args(args) if (sim or prof.is_sim) else [],
-                   sessions=args.sessions, observer=observer, session_dir=session_dir, force=force,
-                   stall_timeout_s=getattr(args, "stall_timeout", 120.0))
+    if not (sim or prof.is_sim):
+        prof.api_key()  # an unset server.api_key_env is bad input now, not a failure after the launch view opens
+    sim_args = _sim_args(args) if (sim or prof.is_sim) else []
+    return lambda observer=None: Runtime(profile=prof, sim=sim, sim_args=sim_args, sessions=args.sessions,
+                                         observer=observer, session_dir=session_dir, force=force,
+                                         stall_timeout_s=stall)
+
+
+def _make_runtime(args: argparse.Namespace, observer=None, session_dir: Path | None = None):
+    return _runtime_factory(args, session_dir)(observer)
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
+    factory = _runtime_factory(args)  # bad input: the same one line and exit code as headless, before the TUI
     from console.ui.app import make_app
-    rt_factory = lambda observer: _make_runtime(args, observer)  # noqa: E731
-    app = make_app(rt_factory)
+    app = make_app(factory)
     app.run()
+    if app.failure:  # what stopped the console (engine died, attach failed, …) stays on the terminal after exit
+        _err(app.failure)
     return app.return_code or 0
 
 
@@ -354,7 +375,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     from console.core.launch.check import check_profile
     from console.core.launch.profile import resolve_profile
-    res = check_profile(resolve_profile(args.profile))
+    res = check_profile(resolve_profile(args.profile))  # a profile that does not load: every problem, one line each
     print(res.message, file=sys.stdout if res.ok else sys.stderr)
     return EXIT_OK if res.ok else EXIT_USAGE
 
@@ -440,11 +461,15 @@ def cmd_forecast(args: argparse.Namespace) -> int:
     from console.core.sessions.store import write_json
     if not (args.cell / "rows.jsonl").exists():
         raise ValueError(f"{args.cell}: not a cell directory (no rows.jsonl)")
+    if args.out is not None and args.out.resolve().is_relative_to(args.cell.resolve()):
+        raise ValueError(f"--out {args.out}: inside the recorded cell {args.cell}; recorded cells are never "
+                         "modified, write it elsewhere")
     cf = cell_forecast(args.cell, depths=_parse_depths(args.depths) if args.depths else None,
                        verify_tax_ms=args.verify_tax_ms,
                        tax_source="given (--verify-tax-ms)" if args.verify_tax_ms else None)
     fc = cf.forecast
-    write_json(args.cell / "forecast.json", fc.to_json())
+    if args.out is not None:
+        write_json(args.out, fc.to_json())
     if args.json:
         print(json.dumps({"forecast": fc.to_json()}))
         return EXIT_OK
@@ -458,8 +483,8 @@ def cmd_forecast(args: argparse.Namespace) -> int:
         t.add_row(f"{pt.depth}{mark}", f"{pt.tau:.2f}", f"{pt.step_ms:.2f}", f"{pt.tok_s:.1f}",
                   f"{100 * (pt.tok_s / fc.base_tok_s - 1):+.1f}%", str(pt.extrapolated_positions or ""))
     Console().print(t)
-    Console().print(f"[dim]verify tax {fc.verify_tax_ms:.3f} ms/token: {fc.tax_source}; written to "
-                    f"{args.cell / 'forecast.json'}[/dim]")
+    Console().print(f"[dim]verify tax {fc.verify_tax_ms:.3f} ms/token: {fc.tax_source}"
+                    + (f"; written to {args.out}" if args.out is not None else "") + "[/dim]")
     return EXIT_OK
 
 
@@ -547,27 +572,18 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["tui", *argv]
     args = build_parser().parse_args(argv)
-    from console.core.engine.admin import AdminError
-    from console.core.launch.process import EngineDied, EngineTimeout
-    from console.core.launch.profile import ProfileError
-    from console.core.runtime import PreflightRefused
-    from console.core.workload.prompts import PromptSetError
+    from console.core.exits import describe, exit_code
     try:
         return COMMANDS[args.cmd](args)
     except KeyboardInterrupt:
         return EXIT_INTERRUPT
-    except PreflightRefused as e:
-        _err(str(e))
-        return EXIT_PREFLIGHT
-    except (EngineDied, EngineTimeout) as e:
-        _err(str(e))
-        return EXIT_ENGINE
-    except AdminError as e:
-        _err(str(e))
-        return EXIT_CONNECT
-    except (ProfileError, PromptSetError, ValueError) as e:
-        _err(str(e))
-        return EXIT_USAGE
+    except Exception as e:
+        code = exit_code(e)
+        if code is None:
+            raise
+        if code != EXIT_INTERRUPT:
+            _err("\n".join(describe(e)))
+        return code
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Coroutine
 
-from console.core.engine.admin import AdminClient, AdminError, normalize_url
+from console.core.engine.admin import ATTACH_KEY_HINT, PROFILE_KEY_HINT, AdminClient, AdminError, normalize_url
+from console.core.launch.preflight import PreflightRefused
 from console.core.engine.metrics import MetricsSnapshot
 from console.core.engine.server_info import ServerInfo
 from console.core.engine.stream import StreamClient
@@ -143,6 +144,7 @@ class Runtime:
         sim: bool = False,
         sim_args: list[str] | None = None,
         api_key: str | None = None,
+        api_key_env: str | None = None,
         sessions: Path | None = None,
         observer: Callable[[Event], None] | None = None,
         nvml: NvmlPoller | None = None,
@@ -158,6 +160,8 @@ class Runtime:
         self.attach_url = attach_url
         self.sim_args = list(sim_args or [])
         self._api_key = api_key
+        self.api_key_env = api_key_env
+        """(attach) the variable the key came from, named in the refused-key line."""
         self.sessions_root = sessions or sessions_root()
         self.observer = observer or (lambda e: None)
         self.nvml = nvml or NvmlPoller()
@@ -206,10 +210,15 @@ class Runtime:
         else:
             self.session = Session.create(self.sessions_root, slug, node_fingerprint(gpu))
         self.state.session_dir = str(self.session.dir)
-        if self.profile is not None:
-            await self._launch()
-        else:
-            await self._attach()
+        try:
+            if self.profile is not None:
+                await self._launch()
+            else:
+                await self._attach()
+        except BaseException:
+            if self.session_dir is None and self.session.discard_if_empty():  # never a resumed session
+                self.state.session_dir = None
+            raise
 
     async def _attach(self) -> None:
         url = normalize_url(self.attach_url or "")
@@ -340,7 +349,14 @@ class Runtime:
         return REPORT_VERIFY_TAX_MS, "report default (0.397 ms, chain, domain.md §3)"
 
     def _connect(self, url: str, api_key: str | None) -> None:
-        self.admin = AdminClient(url, api_key=api_key)
+        if self.profile is None:
+            hint, src = ATTACH_KEY_HINT, (f"from ${self.api_key_env}" if self.api_key_env else "given")
+        else:
+            p = self.profile
+            hint = PROFILE_KEY_HINT
+            src = (f"from ${p.api_key_env} (server.api_key_env)" if p.api_key_env else
+                   f"from {p.api_key_file} (server.api_key_file)" if p.api_key_file else "given")
+        self.admin = AdminClient(url, api_key=api_key, key_hint=hint, key_source=src)
         self.stream = StreamClient(url, api_key=api_key, stall_timeout_s=self.stall_timeout_s)
         self.monitor.attach(self.stream.inflight)
 
@@ -676,10 +692,6 @@ def _spec_dict(info: ServerInfo | None) -> dict[str, Any] | None:
 
 KEEP_ROWS = 100
 """Finished rows a completed cell keeps in memory for display (all of them are in rows.jsonl)."""
-
-
-class PreflightRefused(RuntimeError):
-    """Preflight found errors and `force` is off; the message is one line naming the thing and the fix."""
 
 
 class ResumeError(ValueError):

@@ -23,6 +23,7 @@ from console.core.measure.cell import ANCHOR_PROTOCOL, CellProtocol
 from console.core.runtime import Event, IoThread, Runtime
 from console.core.measure.plots import sparkline
 from console.ui import render
+from console.core.exits import EXIT_ENGINE, EXIT_OK, describe, exit_code
 from console.ui.messages import CommandDone, CommandFailed, RuntimeEvent
 from console.ui.screens.help import HelpScreen
 from console.ui.screens.logs import LogScreen
@@ -117,6 +118,9 @@ class ConsoleApp(App[int]):
         self._ticks = 0
         self.last_protocol: CellProtocol = HEALTH_CELL
         self.pair_state = PairState()
+        self._start_failure: tuple[int, str] | None = None
+        self.failure: str | None = None
+        """Set on exit: the line that says why the console stopped unsuccessfully (the CLI prints it)."""
 
     # --- layout ------------------------------------------------------------------------------
 
@@ -190,7 +194,8 @@ class ConsoleApp(App[int]):
             if loop is None or loop.is_closed():
                 return
             exc = f.exception() if not f.cancelled() else None
-            msg: Any = CommandFailed(what, _one_line(exc)) if exc else CommandDone(what, None if f.cancelled() else f.result())
+            msg: Any = (CommandFailed(what, _one_line(exc), exit_code(exc)) if exc
+                        else CommandDone(what, None if f.cancelled() else f.result()))
             try:
                 loop.call_soon_threadsafe(self.post_message, msg)
             except RuntimeError:
@@ -311,6 +316,8 @@ class ConsoleApp(App[int]):
         self.refresh_state()
 
     def on_command_failed(self, msg: CommandFailed) -> None:
+        if msg.what == "start" and self._start_failure is None:
+            self._start_failure = (msg.code if msg.code is not None else 1, msg.text)
         if self._quitting:
             return
         if msg.what == "pair":
@@ -586,7 +593,18 @@ class ConsoleApp(App[int]):
                 pass
         if io is not None:
             io.close()
-        self.call_from_thread(self.exit, 0)
+        code, self.failure = self.exit_status()
+        self.call_from_thread(self.exit, None, code)
+
+    def exit_status(self) -> tuple[int, str | None]:
+        """(exit code, line) as headless would give them: the start failed (attach refused, engine died before
+        ready, preflight refused, …) or the engine is dead now → its documented code; else 0."""
+        if self._start_failure is not None:
+            return self._start_failure
+        rt = self.runtime
+        if rt is not None and rt.state.phase == "dead":
+            return EXIT_ENGINE, rt.state.error or "the engine died"
+        return EXIT_OK, None
 
 
 def _server_key(s) -> object:
@@ -603,8 +621,7 @@ def _server_key(s) -> object:
 def _one_line(exc: BaseException | None) -> str:
     if exc is None:
         return ""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text[:300]
+    return "; ".join(describe(exc))[:600]
 
 
 def make_app(runtime_factory: RuntimeFactory, **kw: Any) -> ConsoleApp:

@@ -26,6 +26,8 @@ class CommandFailed(Message, bubble=False):
 
     what: str
     text: str
+    code: int | None = None
+    """The documented exit code of this failure (console.core.exits), None for an unexpected error."""
 
 
 @dataclass

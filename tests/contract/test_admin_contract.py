@@ -5,7 +5,7 @@ import json
 import httpx
 import pytest
 
-from console.core.engine.admin import AdminClient, AdminError, normalize_url
+from console.core.engine.admin import AuthError, AdminClient, AdminError, normalize_url
 from console.core.engine.server_info import ServerInfo
 from tests.conftest import fixture_bytes, replay_transport
 
@@ -46,7 +46,9 @@ def test_capacity_falls_back_to_memory_usage():
     assert ServerInfo.parse(d).max_total_num_tokens == 336000
 
 
-def admin_with(routes, api_key=None):
+def admin_with(routes, api_key=None, default=None):
+    if default is not None:
+        routes = {p: routes.get(p, default) for p in ("/server_info", "/get_server_info", *routes)}
     return AdminClient("http://sglang.test", api_key=api_key, transport=replay_transport(routes))
 
 
@@ -76,11 +78,30 @@ async def test_401_names_the_fix_and_metrics_needs_no_key():
 
     routes = {"/server_info": lambda r: httpx.Response(401, content=unauthorized), "/metrics": metrics}
     async with admin_with(routes, api_key="sk-x") as a:
-        with pytest.raises(AdminError, match="401 unauthorized; set the profile's api_key_env"):
+        a.key_source = "from $SC_KEY"
+        with pytest.raises(AuthError, match=r"HTTP 401: the server refused the API key from \$SC_KEY"):
             await a.server_info()
         m = await a.metrics()
     assert m.max_total_num_tokens == 336000
     assert seen["metrics_auth"] is None  # /metrics* is always allowed without a key: don't send it
+    async with admin_with(routes) as a:  # no key sent: the line says how to give one (attach: --api-key-env)
+        with pytest.raises(AuthError, match="HTTP 401: the server requires an API key; pass --api-key-env VAR"):
+            await a.server_info()
+
+
+async def test_a_server_that_is_not_sglang_is_named_in_one_line():
+    html = b"<!DOCTYPE HTML>\n<html lang=\"en\">\n<head><title>Error response</title></head>\n<body>404</body></html>\n"
+    hdrs = {"content-type": "text/html;charset=utf-8", "server": "SimpleHTTP/0.6 Python/3.11.7"}
+    async with admin_with({}, default=lambda r: httpx.Response(404, content=html, headers=hdrs)) as a:
+        with pytest.raises(AdminError) as ei:
+            await a.server_info()
+    msg = str(ei.value)
+    assert "not an SGLang server" in msg and "SimpleHTTP/0.6" in msg and "text/html" in msg
+    assert "\n" not in msg and "<html" not in msg
+    ok_json = {"content-type": "application/json"}
+    async with admin_with({"/server_info": lambda r: httpx.Response(200, json={"hello": 1}, headers=ok_json)}) as a:
+        with pytest.raises(AdminError, match="not an SGLang server: its /server_info JSON has none of"):
+            await a.server_info()
 
 
 async def test_metrics_404_says_enable_metrics():

@@ -129,10 +129,12 @@ def names_in(doc: dict) -> set[str]:
 
 
 def check_error(e: ProfileError, where: str, doc: dict) -> None:
-    msg = str(e)
-    assert "\n" not in msg and "\r" not in msg, repr(msg)
-    assert msg.startswith(where + ": "), msg
-    assert any(n in msg for n in names_in(doc)), msg
+    """Every problem is one line that names the file and a field of the document; str(e) is those lines."""
+    assert e.problems and str(e) == "\n".join(e.problems)
+    for msg in e.problems:
+        assert "\n" not in msg and "\r" not in msg, repr(msg)
+        assert msg.startswith(where + ": "), msg
+        assert any(n in msg for n in names_in(doc)) or "model.path is required" in msg, msg
 
 
 @SETTINGS

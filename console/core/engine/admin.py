@@ -23,6 +23,41 @@ class AdminError(RuntimeError):
     """A one-line, user-facing failure of an admin call."""
 
 
+class AuthError(AdminError):
+    """HTTP 401: no key was sent where one is required, or the key sent was refused (exit code 6)."""
+
+
+ATTACH_KEY_HINT = "pass --api-key-env VAR, naming the environment variable that holds it"
+PROFILE_KEY_HINT = "set server.api_key_env or server.api_key_file in the profile"
+
+
+def body_line(r: httpx.Response, limit: int = 120) -> str:
+    """What answered, in one line: the JSON error message if there is one, else the kind of body and the server."""
+    ctype = r.headers.get("content-type", "").split(";")[0].strip()
+    server = r.headers.get("server", "")
+    if "json" in ctype:
+        try:
+            d = r.json()
+        except ValueError:
+            d = None
+        msg = None
+        if isinstance(d, dict):
+            e = d.get("error")
+            msg = d.get("message") or d.get("detail") or (e.get("message") if isinstance(e, dict) else e)
+        if msg:
+            return " ".join(str(msg).split())[:limit]
+    if "html" in ctype or r.text.lstrip()[:1] == "<":
+        return f"an HTML page ({server or 'unknown server'})"
+    text = " ".join(r.text.split())[:limit]
+    return text or f"an empty {ctype or 'body'}" + (f" ({server})" if server else "")
+
+
+def what_answered(r: httpx.Response) -> str:
+    ctype = r.headers.get("content-type", "").split(";")[0].strip() or "no content type"
+    server = r.headers.get("server", "")
+    return f"{server + ', ' if server else ''}{ctype}"
+
+
 @dataclass
 class FlushResult:
     ok: bool
@@ -52,10 +87,15 @@ def normalize_url(url: str) -> str:
 
 class AdminClient:
     def __init__(self, base_url: str, api_key: str | None = None, timeout_s: float = 5.0,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None, key_hint: str = ATTACH_KEY_HINT,
+                 key_source: str = "given") -> None:
         self.base_url = normalize_url(base_url)
         self._client = httpx.AsyncClient(base_url=self.base_url, timeout=timeout_s, transport=transport)
         self._auth = auth_headers(api_key)
+        self.key_hint = key_hint
+        """How the user gives a key (attach: --api-key-env; launch: the profile's fields)."""
+        self.key_source = key_source
+        """Where the key sent came from, for the refused-key line (e.g. "from $SGLANG_KEY")."""
 
     async def __aenter__(self) -> "AdminClient":
         return self
@@ -76,11 +116,17 @@ class AdminClient:
 
     def _check(self, r: httpx.Response, path: str) -> None:
         if r.status_code == 401:
-            raise AdminError(f"{self.base_url}{path}: 401 unauthorized; set the profile's api_key_env or api_key_file")
+            if self._auth:
+                raise AuthError(f"{self.base_url}{path}: HTTP 401: the server refused the API key {self.key_source}; "
+                                "check that it is the key the server was started with (--api-key)")
+            raise AuthError(f"{self.base_url}{path}: HTTP 401: the server requires an API key; {self.key_hint}")
         if r.status_code == 404 and path == "/metrics":
             raise AdminError(f"{self.base_url}/metrics: 404; the server runs without --enable-metrics")
         if r.status_code != 200:
-            raise AdminError(f"{self.base_url}{path}: HTTP {r.status_code} {r.text.strip()[:120]}")
+            raise AdminError(f"{self.base_url}{path}: HTTP {r.status_code}: {body_line(r)}")
+
+    def _not_sglang(self, why: str) -> AdminError:
+        return AdminError(f"{self.base_url}: not an SGLang server: {why}; check the URL and port")
 
     async def ready(self) -> bool:
         """True when `/ready` answers 200 (warm and serving); False on 503 or no connection. An SGLang model
@@ -105,22 +151,27 @@ class AdminClient:
         r = await self._get("/server_info")
         if r.status_code == 404:  # servers older than 0.5.x only have the deprecated alias
             r = await self._get("/get_server_info")
+        if r.status_code == 404:
+            raise self._not_sglang(f"/server_info and /get_server_info answer HTTP 404 ({what_answered(r)})")
         self._check(r, "/server_info")
         try:
             body = r.json()
-        except (ValueError, json.JSONDecodeError) as e:
-            raise AdminError(f"{self.base_url}/server_info: unexpected body ({e})") from None
+        except (ValueError, json.JSONDecodeError):
+            raise self._not_sglang(f"/server_info answered {what_answered(r)}, not JSON") from None
         if isinstance(body, list):  # a gateway may answer one entry per worker: the first worker speaks for all
             body = next((x for x in body if isinstance(x, dict)), None)
         if isinstance(body, dict) and "version" not in body and "max_total_num_tokens" not in body:
             ws = await self.workers()
             if ws:  # a gateway whose own /server_info is not SGLang's: ask the first worker directly
-                async with AdminClient(ws[0], api_key=self._auth.get("Authorization", "")[7:] or None) as w:
+                async with AdminClient(ws[0], api_key=self._auth.get("Authorization", "")[7:] or None,
+                                       key_hint=self.key_hint, key_source=self.key_source) as w:
                     return await w.server_info()
+        if not isinstance(body, dict) or not ({"version", "max_total_num_tokens", "model_path"} & set(body)):
+            raise self._not_sglang("its /server_info JSON has none of version, model_path, max_total_num_tokens")
         try:
             return ServerInfo.parse(body)
         except ValueError as e:
-            raise AdminError(f"{self.base_url}/server_info: unexpected body ({e})") from None
+            raise AdminError(f"{self.base_url}/server_info: unexpected body ({' '.join(str(e).split())})") from None
 
     async def model_info(self) -> dict[str, Any]:
         r = await self._get("/model_info")

@@ -31,6 +31,10 @@ FOREIGN_MIN_GIB = 0.5
 """Foreign processes below this much GPU memory (display servers, monitoring agents) are only warned about."""
 
 
+class PreflightRefused(RuntimeError):
+    """Preflight found errors and `force` is off; the message is one line naming the thing and the fix."""
+
+
 @dataclass(frozen=True)
 class PreflightIssue:
     severity: str

@@ -25,7 +25,11 @@ SECRET_FLAGS = ("--api-key", "--admin-api-key", "--ssl-keyfile-password")
 
 
 class ProfileError(ValueError):
-    """One line: which file, which field, what to do."""
+    """One line per problem: which file, which field, what to do. `problems` holds every one found."""
+
+    def __init__(self, problems: str | list[str]) -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        super().__init__("\n".join(self.problems))
 
 
 @dataclass(frozen=True)
@@ -323,27 +327,34 @@ _TYPE_WORD = {str: "a string", int: "an integer", bool: "true or false", list: "
 
 
 def profile_from_dict(data: dict[str, Any], name: str, path: Path | None = None) -> Profile:
+    """Every problem of the file is reported (one line each), not only the first."""
     where = str(path) if path else f"profile {name}"
     kw: dict[str, Any] = {"name": name, "path": path}
     dkw: dict[str, Any] = {}
+    errs: list[str] = []
+    unparsed: set[str] = set()
     for key, value in data.items():
         if isinstance(value, dict):
             if key not in _SCHEMA or key == "":
-                raise ProfileError(f"{where}: unknown section [{_k(key)}]; known: {', '.join(k for k in _SCHEMA if k)}")
+                errs.append(f"{where}: unknown section [{_k(key)}]; known: {', '.join(k for k in _SCHEMA if k)}")
+                continue
             if key == "env":
                 bad = [k for k, v in value.items() if not isinstance(v, str)]
-                if bad:
-                    raise ProfileError(f"{where}: env.{_k(bad[0])} must be a string; quote the value")
+                errs += [f"{where}: env.{_k(b)} must be a string; quote the value" for b in bad]
                 kw["env"] = dict(value)
                 continue
             for sub, v in value.items():
-                _put(where, key, sub, v, kw, dkw)
-        else:
-            _put(where, "", key, value, kw, dkw)
-    if "api_key" in (data.get("server") or {}):
-        raise ProfileError(f"{where}: server.api_key must not be inline; use api_key_env or api_key_file")
+                if (e := _put(where, key, sub, v, kw, dkw)) is not None:
+                    errs.append(e)
+                    unparsed.add(key)
+        elif (e := _put(where, "", key, value, kw, dkw)) is not None:
+            errs.append(e)
     prof = Profile(**{**kw, "drafter": Drafter(**dkw)})
-    validate(prof)
+    # value problems too, except in a section where a field did not parse (follow-ons of its default)
+    errs += [e for e in problems(prof)
+             if e[len(where) + 2:].split(" ", 1)[0].split(".", 1)[0] not in unparsed]
+    if errs:
+        raise ProfileError(errs)
     return prof
 
 
@@ -354,75 +365,86 @@ def _k(key: str) -> str:
     return repr(key) if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in key) else key
 
 
-def _put(where: str, section: str, key: str, value: Any, kw: dict[str, Any], dkw: dict[str, Any]) -> None:
+def _put(where: str, section: str, key: str, value: Any, kw: dict[str, Any], dkw: dict[str, Any]) -> str | None:
     field_name = f"{_k(section)}.{_k(key)}" if section else _k(key)
     if section == "server" and key == "api_key":
-        raise ProfileError(f"{where}: server.api_key must not be inline; use api_key_env or api_key_file")
+        return (f"{where}: server.api_key must not be inline; use api_key_env or api_key_file")
     spec = _SCHEMA.get(section, {}).get(key)
     if spec is None:
         known = ", ".join(_SCHEMA.get(section, {})) or "(none)"
-        raise ProfileError(f"{where}: unknown field {field_name}; known fields here: {known}")
+        return (f"{where}: unknown field {field_name}; known fields here: {known}")
     typ, attr = spec
     ok = isinstance(value, typ) and not (typ in (int, (float, int)) and isinstance(value, bool))
     if not ok:
-        raise ProfileError(f"{where}: {field_name} must be {_TYPE_WORD.get(typ, typ)}, got {value!r}")
+        return (f"{where}: {field_name} must be {_TYPE_WORD.get(typ, typ)}, got {value!r}")
     if typ is list:
         if not all(isinstance(x, str) for x in value):
-            raise ProfileError(f"{where}: {field_name} must be a list of strings (one argv item each)")
+            return (f"{where}: {field_name} must be a list of strings (one argv item each)")
         value = tuple(value)
     if typ == (float, int):
         value = float(value)
     (dkw if section == "drafter" else kw)[attr] = value
+    return None
 
 
 def validate(p: Profile) -> None:
-    """Value checks that need no engine catalogue (issue-level rules live in `check`)."""
+    """Value checks that need no engine catalogue (issue-level rules live in `check`); raises with every problem."""
+    errs = problems(p)
+    if errs:
+        raise ProfileError(errs)
+
+
+def problems(p: Profile) -> list[str]:
+    """Every value problem of a profile, one line each (empty: none)."""
     w = p._where()
+    errs: list[str] = []
+    bad = errs.append
     if not p.model_path:
-        raise ProfileError(f"{w}: model.path is required (a local directory or a Hugging Face id)")
+        bad(f"{w}: model.path is required (a local directory or a Hugging Face id)")
     for f, v in (("model.tp", p.tp), ("model.dp", p.dp), ("model.nnodes", p.nnodes)):
         if v < 1:
-            raise ProfileError(f"{w}: {f} must be ≥ 1, got {v}")
+            bad(f"{w}: {f} must be ≥ 1, got {v}")
     if not (1 <= p.port <= 65535):
-        raise ProfileError(f"{w}: server.port must be 1..65535, got {p.port}")
+        bad(f"{w}: server.port must be 1..65535, got {p.port}")
     if p.kv_cache_dtype not in KV_DTYPES:
-        raise ProfileError(f"{w}: kv.dtype {p.kv_cache_dtype!r} is not one of {', '.join(KV_DTYPES)}")
+        bad(f"{w}: kv.dtype {p.kv_cache_dtype!r} is not one of {', '.join(KV_DTYPES)}")
     if p.mem_fraction_static is not None and not (0.0 < p.mem_fraction_static < 1.0):
-        raise ProfileError(f"{w}: kv.mem_fraction_static must be in (0, 1), got {p.mem_fraction_static}")
+        bad(f"{w}: kv.mem_fraction_static must be in (0, 1), got {p.mem_fraction_static}")
     if p.nnodes > 1 and not p.dist_init_addr:
-        raise ProfileError(f"{w}: model.nnodes = {p.nnodes} needs model.dist_init_addr (rank 0's host:port, e.g. "
+        bad(f"{w}: model.nnodes = {p.nnodes} needs model.dist_init_addr (rank 0's host:port, e.g. "
                            f"\"node-a:5000\")")
     if p.nnodes > 1 and not p.template:
-        raise ProfileError(f"{w}: model.nnodes = {p.nnodes} needs engine.template to start the other nodes "
+        bad(f"{w}: model.nnodes = {p.nnodes} needs engine.template to start the other nodes "
                            f"(e.g. [\"ssh\", \"-tt\", \"{{host}}\", \"{{argv_shell}}\"]) and engine.hosts")
     if p.nnodes > 1 and len(p.hosts) not in (0, p.nnodes):
-        raise ProfileError(f"{w}: engine.hosts has {len(p.hosts)} entries for model.nnodes = {p.nnodes}; give one per node")
+        bad(f"{w}: engine.hosts has {len(p.hosts)} entries for model.nnodes = {p.nnodes}; give one per node")
     if p.template and not any(x in ("{argv}",) or "{argv_shell}" in x for x in p.template):
-        raise ProfileError(f"{w}: engine.template must contain \"{{argv}}\" (spliced) or \"{{argv_shell}}\" (quoted)")
+        bad(f"{w}: engine.template must contain \"{{argv}}\" (spliced) or \"{{argv_shell}}\" (quoted)")
     if p.api_key_env and p.api_key_file:
-        raise ProfileError(f"{w}: set only one of server.api_key_env and server.api_key_file")
+        bad(f"{w}: set only one of server.api_key_env and server.api_key_file")
     d = p.drafter
     if d.family not in FAMILIES:
-        raise ProfileError(f"{w}: drafter.family {d.family!r} is not one of {', '.join(FAMILIES)}")
+        bad(f"{w}: drafter.family {d.family!r} is not one of {', '.join(FAMILIES)}")
     for f, v in (("drafter.steps", d.steps), ("drafter.topk", d.topk), ("drafter.draft_tokens", d.draft_tokens)):
         if v is not None and v < 1:
-            raise ProfileError(f"{w}: {f} must be ≥ 1, got {v}")
+            bad(f"{w}: {f} must be ≥ 1, got {v}")
     if not d.enabled:
         if any(v is not None for v in (d.model, d.steps, d.topk, d.draft_tokens)):
-            raise ProfileError(f"{w}: drafter.family is 'none' but drafter numbers are set; remove them or set a family")
-        return
+            bad(f"{w}: drafter.family is 'none' but drafter numbers are set; remove them or set a family")
+        return errs
     if d.family in ("eagle3", "eagle", "dflash", "standalone") and not d.model:
-        raise ProfileError(f"{w}: drafter.model is required for family {d.family} (draft model directory or HF id)")
+        bad(f"{w}: drafter.model is required for family {d.family} (draft model directory or HF id)")
     if d.family == "dflash":
         if (d.steps not in (None, 1)) or (d.topk not in (None, 1)):
-            raise ProfileError(f"{w}: DFLASH forces steps = topk = 1; remove drafter.steps/topk (block size is drafter.draft_tokens)")
+            bad(f"{w}: DFLASH forces steps = topk = 1; remove drafter.steps/topk (block size is drafter.draft_tokens)")
     elif d.family in ("eagle3", "eagle", "standalone"):
         if d.steps is None and (d.topk is not None or d.draft_tokens is not None):
-            raise ProfileError(f"{w}: drafter.steps is unset but topk/draft_tokens are set; sglang asserts all three or none")
+            bad(f"{w}: drafter.steps is unset but topk/draft_tokens are set; sglang asserts all three or none")
         if d.topk == 1 and d.steps is not None and d.draft_tokens is not None and d.draft_tokens != d.steps + 1:
-            raise ProfileError(
+            bad(
                 f"{w}: with drafter.topk = 1, drafter.draft_tokens must be steps + 1 = {d.steps + 1} (got {d.draft_tokens}); "
                 "sglang would silently override it")
+    return errs
 
 
 def load_profile(path: Path) -> Profile:

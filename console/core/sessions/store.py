@@ -210,6 +210,20 @@ class Session:
         d.mkdir()
         return CellWriter(d)
 
+    def discard_if_empty(self) -> bool:
+        """Remove the session folder when nothing was recorded in it (only its session.json): a failed attach or
+        a refused launch leaves no clutter. A folder with anything else in it (an engine log, a cell) is kept."""
+        try:
+            entries = list(self.dir.iterdir())
+        except OSError:
+            return False
+        if any(e.name != "session.json" for e in entries):
+            return False
+        for e in entries:
+            e.unlink()
+        self.dir.rmdir()
+        return True
+
     def engine_log_path(self) -> Path:
         n = len(list(self.dir.glob("engine-*.log"))) + 1
         return self.dir / f"engine-{n}.log"
