@@ -1,8 +1,13 @@
-"""Shared test helpers: SGLang 0.5.23 wire fixtures and a mock transport that replays them."""
+"""Shared test helpers: SGLang 0.5.23 wire fixtures and a mock transport that replays them; the test
+environment, made the same on every machine (see `_hermetic_environment`)."""
 
 from __future__ import annotations
 
+import os
 import random
+import stat
+import sys
+import tempfile
 from pathlib import Path
 from typing import AsyncIterator, Callable
 
@@ -10,6 +15,61 @@ import httpx
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sglang-0.5.23"
+
+#: the console's own settings: an operator's exports must not steer the suite (profiles, prompts, caches)
+CONSOLE_VARS = ("SERVING_CONSOLE_PROFILES", "SERVING_CONSOLE_SESSIONS", "SERVING_CONSOLE_PROMPTS",
+                "SERVING_CONSOLE_CACHE_DIR", "SERVING_CONSOLE_INTROSPECT_TIMEOUT")
+#: terminal styling and size read by rich (in this process and in every CLI child) and by Textual at App start:
+#: CI has none of them, a developer's shell may export some
+TERMINAL_VARS = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE", "TTY_COMPATIBLE",
+                 "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES")
+#: read by Textual when it is imported (before this file, by the snapshot plugin): they change every rendering
+TEXTUAL_RENDER_VARS = ("TEXTUAL_THEME", "TEXTUAL_ANIMATIONS", "TEXTUAL_FILTERS", "TEXTUAL_COLOR_SYSTEM",
+                       "TEXTUAL_DIM_FACTOR", "TEXTUAL_DRIVER", "TEXTUAL_PRESS", "TEXTUAL_SCREENSHOT")
+#: where a test that forgets its tmp_path would record sessions or cache catalogues: never the checkout's
+#: sessions/ (other runs and people use it) nor ~/.cache; `stray_writes` fails the test that wrote here
+STRAY = Path(tempfile.mkdtemp(prefix="serving-console-tests-"))
+
+
+def _hermetic_environment() -> None:
+    """Runs at import, before any test module: the suite sees what a fresh CI runner sees."""
+    for k in CONSOLE_VARS + TERMINAL_VARS:
+        os.environ.pop(k, None)
+    os.environ["SERVING_CONSOLE_SESSIONS"] = str(STRAY / "sessions")
+    os.environ["SERVING_CONSOLE_CACHE_DIR"] = str(STRAY / "cache")
+
+
+_hermetic_environment()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    set_ = [k for k in TEXTUAL_RENDER_VARS if k in os.environ]
+    if set_:
+        raise pytest.UsageError(f"{', '.join(set_)} set: Textual changes every rendering with it; run the suite "
+                                f"with `env -u {' -u '.join(set_)} .venv/bin/python -m pytest`")
+
+
+@pytest.fixture(autouse=True)
+def stray_writes():
+    """A test that wrote into the default sessions directory (no --sessions / sessions= given) fails here."""
+    yield
+    root = STRAY / "sessions"
+    found = sorted(str(p.relative_to(root)) for p in root.iterdir()) if root.is_dir() else []
+    if found:
+        import shutil
+        shutil.rmtree(root, ignore_errors=True)
+        pytest.fail(f"the test wrote {found[:3]} into the default sessions directory ($SERVING_CONSOLE_SESSIONS, "
+                    f"else ./sessions of the checkout): give it tmp_path", pytrace=False)
+
+
+def python_without_site(d: Path) -> Path:
+    """An executable interpreter that sees no site-packages (so never an sglang, whatever this venv holds):
+    this Python started with -I -S."""
+    d.mkdir(parents=True, exist_ok=True)
+    py = d / "python"
+    py.write_text(f'#!/bin/sh\nexec "{sys.executable}" -I -S "$@"\n')
+    py.chmod(py.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return py
 
 
 def fixture_bytes(name: str) -> bytes:
