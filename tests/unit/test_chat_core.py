@@ -54,6 +54,15 @@ class SlowStream(httpx.AsyncByteStream):
             yield ev
 
 
+async def until(pred, timeout_s: float = 20.0) -> None:
+    """Wait for `pred` (no fall-through: a condition not reached within the generous bound fails the test)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout_s
+    while not pred():
+        assert loop.time() < end, "condition not reached"
+        await asyncio.sleep(0.005)
+
+
 def sse_transport(body_for, seen: list | None = None, status: int = 200) -> httpx.AsyncClient:
     def handler(request: httpx.Request) -> httpx.Response:
         if seen is not None:
@@ -137,10 +146,7 @@ async def test_stop_keeps_the_partial_answer_marked_stopped_and_returns():
     gate = asyncio.Event()
     s = session(lambda: SlowStream(EAGLE3, delay=0.001, gate=gate, hold_after=5))
     task = asyncio.create_task(s.stream_turn("go"))
-    for _ in range(200):
-        await asyncio.sleep(0.005)
-        if s.live is not None and s.live.n_chunks >= 4:
-            break
+    await until(lambda: s.live is not None and s.live.n_chunks >= 4)  # every event before the gate is in
     assert s.busy and s.stop()
     turn = await asyncio.wait_for(task, 2)
     assert turn.stopped and turn.error is None and turn.done
@@ -158,10 +164,7 @@ async def test_cancelling_the_task_keeps_the_partial_turn_and_propagates():
     gate = asyncio.Event()
     s = session(lambda: SlowStream(EAGLE3, delay=0.001, gate=gate, hold_after=3))
     task = asyncio.create_task(s.stream_turn("go"))
-    for _ in range(200):
-        await asyncio.sleep(0.005)
-        if s.live is not None and s.live.n_chunks >= 2:
-            break
+    await until(lambda: s.live is not None and s.live.n_chunks >= 2)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -174,8 +177,7 @@ async def test_stop_from_another_thread():
     gate = asyncio.Event()
     s = session(lambda: SlowStream(EAGLE3, delay=0.001, gate=gate, hold_after=4))
     task = asyncio.create_task(s.stream_turn("go"))
-    while s.live is None or s.live.n_chunks < 2:
-        await asyncio.sleep(0.005)
+    await until(lambda: s.live is not None and s.live.n_chunks >= 2)
     assert await asyncio.to_thread(s.stop)
     turn = await asyncio.wait_for(task, 2)
     assert turn.stopped
@@ -281,13 +283,26 @@ async def test_save_writes_json_and_markdown_without_the_key(tmp_path: Path):
 
 async def test_send_to_arms_streams_both_concurrently():
     started: list = []
-    a = session(lambda: SlowStream(EAGLE3, delay=0.005, started=started), label="A")
-    b = session(lambda: SlowStream(fixture_bytes("chat_stream_eagle3_stop.sse"), delay=0.005, started=started),
-                label="B")
+    both = asyncio.Event()
+
+    class Gated(SlowStream):
+        """Holds after its first event until the other arm's stream has started: arms sent one after the other
+        never get past it (the first waits for a stream that has not been requested): the wait_for below fails."""
+
+        async def __aiter__(self):
+            if len(started) == 1 and not self.seen:
+                both.set()  # the second stream starts while the first is held: both are in flight
+            async for ev in super().__aiter__():
+                yield ev
+
+    a = session(lambda: Gated(EAGLE3, delay=0.001, gate=both, hold_after=1, started=started), label="A")
+    b = session(lambda: Gated(fixture_bytes("chat_stream_eagle3_stop.sse"), delay=0.001, gate=both, hold_after=1,
+                              started=started), label="B")
     got: dict[int, list[str]] = {0: [], 1: []}
     done: list[int] = []
-    turns = await send_to_arms([a, b], "same question", lambda i, d: got[i].append(d), lambda i, t: done.append(i))
-    assert len(started) == 2 and abs(started[0] - started[1]) < 0.05  # both in flight at once
+    turns = await asyncio.wait_for(send_to_arms([a, b], "same question", lambda i, d: got[i].append(d),
+                                                lambda i, t: done.append(i)), 30)
+    assert len(started) == 2 and both.is_set()  # both in flight at once: neither passed its first event alone
     assert [t.error for t in turns] == [None, None] and sorted(done) == [0, 1]
     assert "".join(got[0]) == turns[0].assistant == EAGLE3_TEXT
     assert turns[1].record.finish_reason == "stop" and turns[1].stats.histogram == [2, 2, 1, 2, 2, 1]
