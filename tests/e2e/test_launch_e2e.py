@@ -10,13 +10,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import python_without_site
+
 pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
 
 
 def profile_without_sglang(tmp_path: Path, port: int) -> Path:
+    """engine.python is this Python without site-packages: no sglang, even where this venv has one."""
+    py = python_without_site(tmp_path / "nosglang-bin")
     body = (REPO / "profiles" / "k26-eagle3-d6.toml").read_text()
-    body = body.replace('python = "python3"', f'python = "{sys.executable}"').replace("port = 30000", f"port = {port}")
+    body = body.replace('python = "python3"', f'python = "{py}"').replace("port = 30000", f"port = {port}")
     p = tmp_path / "nosglang.toml"
     p.write_text(body)
     return p
