@@ -4,17 +4,14 @@ prints the contracted JSON; `--attach` works against a server it did not launch.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from console.core.runtime import free_port
+from tests.sim.twin_process import start_twin, stop_twin
 
 pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
@@ -55,31 +52,17 @@ def test_bench_on_the_twin_prints_the_contracted_json(tmp_path):
 
 
 def test_bench_attach_to_a_running_server(tmp_path):
-    port = free_port()
-    log = open(tmp_path / "twin.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "console.sim", "--model-path", "moonshotai/Kimi-K2.6",
-                             "--tp-size", "4", "--mem-fraction-static", "0.96", "--port", str(port), "--enable-metrics",
-                             "--sim-time-scale", "4"], stdout=log, stderr=subprocess.STDOUT, cwd=REPO,
-                            start_new_session=True)
+    twin = start_twin(["--model-path", "moonshotai/Kimi-K2.6", "--tp-size", "4", "--mem-fraction-static", "0.96",
+                       "--enable-metrics", "--sim-time-scale", "4"], tmp_path, timeout=60)
     try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/ready", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        p = run_cli(["bench", "--attach", f"127.0.0.1:{port}", "--prompts", "health", "--n", "2",
+        p = run_cli(["bench", "--attach", twin.url.removeprefix("http://"), "--prompts", "health", "--n", "2",
                      "--max-tokens", "32", "--json"], tmp_path)
         assert p.returncode == 0, p.stderr[-2000:]
         cell = json.loads(p.stdout)["cell"]
         assert cell["n_ok"] == 2
         assert cell["speculative_algorithm"] is None and cell["tau"] is None  # this server runs no speculation
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        log.close()
+        stop_twin(twin)
 
 
 def test_bad_inputs_exit_2_with_one_line(tmp_path):

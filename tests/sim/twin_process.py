@@ -43,8 +43,25 @@ class Twin:
         return self.stderr_path.read_bytes().decode()
 
 
-def start_twin(args: list[str], tmp: Path, ready: bool = True, timeout: float = 30.0) -> Twin:
-    """Start the twin with `args` (a --port is added) and wait until /ready answers 200 (or the process dies)."""
+PORT_TAKEN = "address already in use"
+
+
+def start_twin(args: list[str], tmp: Path, ready: bool = True, timeout: float = 30.0, attempts: int = 5) -> Twin:
+    """Start the twin with `args` (a --port is added) and wait until /ready answers 200 (or the process dies).
+    The free port found here may be taken by someone else before the twin binds it: then again on another."""
+    for attempt in range(attempts):
+        try:
+            return _start_twin(args, tmp, ready, timeout)
+        except PortTaken:
+            if attempt == attempts - 1:
+                raise
+
+
+class PortTaken(RuntimeError):
+    pass
+
+
+def _start_twin(args: list[str], tmp: Path, ready: bool, timeout: float) -> Twin:
     port = free_port()
     out, err = tmp / f"twin-{port}.out", tmp / f"twin-{port}.err"
     cmd = [sys.executable, "-m", "console.sim", *args, "--port", str(port)]
@@ -56,6 +73,8 @@ def start_twin(args: list[str], tmp: Path, ready: bool = True, timeout: float = 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
+            if PORT_TAKEN in twin.stdout() + twin.stderr():
+                raise PortTaken(f"port {port} taken before the twin bound it")
             raise RuntimeError(f"twin exited with {proc.returncode}:\n{twin.stdout()[-3000:]}\n{twin.stderr()[-3000:]}")
         try:
             if httpx.get(twin.url + "/ready", timeout=1.0).status_code == 200:
