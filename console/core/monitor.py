@@ -5,6 +5,8 @@ publishes an immutable `LiveSnapshot` (a reference swap, safe to read from anoth
 figures come from `console.core.measure.stats`; the rolling rate is the only monitor-specific quantity:
 
     rolling tok/s = Δ(tokens streamed by all requests) / Δt over the last `window_s` seconds
+
+On a time-compressed twin (`time_scale` S) rates are ÷ S and ages × S: the modelled node's figures.
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ class LiveMonitor:
         self._tau_hist: deque[float] = deque(maxlen=history)
         self.num_draft_tokens: int | None = None
         self._last_total = 0
+        self.time_scale = 1.0
+        """The engine twin's time scale (1 on a real server)."""
         self.snapshot = LiveSnapshot(t=time.monotonic())
 
     def attach(self, inflight: dict[str, InFlight]) -> None:
@@ -90,7 +94,8 @@ class LiveMonitor:
         while len(self._samples) > 2 and self._samples[1][0] <= now - self.window_s:
             self._samples.popleft()
         t0, c0 = self._samples[0]
-        rolling = (cum - c0) / (now - t0) if now - t0 >= 0.5 else None
+        S = self.time_scale if self.time_scale > 0 else 1.0
+        rolling = (cum - c0) / (now - t0) / S if now - t0 >= 0.5 else None
         if rolling is not None and cum < c0:  # counters reset (monitor re-attached)
             rolling = None
         self._rolling_hist.append(rolling or 0.0)
@@ -105,8 +110,9 @@ class LiveMonitor:
             self._tau_hist.append(tau)
         speeds = [s for s in (stats.output_tok_s(r) for r in ok) if s is not None]
         running = tuple(
-            RunningRequest(request_id=x.request_id, tokens=x.tokens, tok_s=x.live_tok_s(),
-                           age_s=(now_ns - x.t_sent_ns) / 1e9, prompt_tokens=x.prompt_tokens)
+            RunningRequest(request_id=x.request_id, tokens=x.tokens,
+                           tok_s=x.live_tok_s(),
+                           age_s=(now_ns - x.t_sent_ns) / 1e9 * S, prompt_tokens=x.prompt_tokens)
             for x in sorted(live, key=lambda x: x.t_sent_ns)
         )
         self.snapshot = LiveSnapshot(

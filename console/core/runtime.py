@@ -339,13 +339,15 @@ class Runtime:
         else:
             self.state.sim_info = None
             self.state.sim_time_scale = None
+        # every figure is the modelled node's: records and live rates convert the client clock by S
+        scale = self.state.sim_time_scale if self.state.sim_time_scale and self.state.sim_time_scale > 0 else 1.0
+        if self.stream is not None:
+            self.stream.time_scale = scale
+        self.monitor.time_scale = scale
 
     def default_verify_tax_ms(self) -> tuple[float, str]:
-        """The report's 0.397 ms, divided by the twin's time scale when the server is a time-scaled twin."""
+        """The report's 0.397 ms (figures on a time-scaled twin are the modelled node's, so it applies as is)."""
         from console.core.measure.forecast import REPORT_VERIFY_TAX_MS
-        s = self.state.sim_time_scale
-        if s and s != 1:
-            return REPORT_VERIFY_TAX_MS / s, f"report default 0.397 ms ÷ twin time scale {s:g}"
         return REPORT_VERIFY_TAX_MS, "report default (0.397 ms, chain, domain.md §3)"
 
     def _connect(self, url: str, api_key: str | None) -> None:

@@ -38,7 +38,7 @@ def test_pair_d6_vs_d7_headless_and_report_recomputes(tmp_path):
     assert md.startswith("# Pair: k26-eagle3-d6 (A) vs k26-eagle3-d7 (B)")
     # measured on a time-compressed twin: the report says so and converts the medians back to the modelled node
     assert out["sim_time_scale"] == 4.0 and doc["sim_time_scale"] == 4.0
-    assert "time scale ×4" in md and f"A {out['a_median_tok_s']:.1f} ≙ {out['a_median_tok_s'] / 4:.1f}" in md
+    assert "time scale ×4" in md and "modelled node's" in md and f"A {out['a_median_tok_s'] * 4:.1f}" in md
     r = subprocess.run([sys.executable, "-m", "console.cli", "report", str(d), "--json"], cwd=REPO,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr

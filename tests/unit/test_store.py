@@ -54,10 +54,33 @@ def test_engine_log_relay_redacts_a_key_split_across_writes(tmp_path):
     assert key not in text and "api_key=<redacted> end" in text
 
 
-def test_time_scale_note_converts_wall_rates_to_the_modelled_node():
+def test_time_scale_note_says_figures_are_the_modelled_nodes():
     from console.core.sessions.report import time_scale_note
     assert time_scale_note(None, {"A": 100.0}) is None
     assert time_scale_note(1.0, {"A": 100.0}) is None
-    note = time_scale_note(8.0, {"A": 4110.1, "B": None})
-    assert "×8" in note and "A 4110.1 ≙ 513.8" in note and "B" not in note.split("—")[1]
+    note = time_scale_note(8.0, {"A": 513.8, "B": None})  # medians given are modelled: the client clock read ×8
+    assert "×8" in note and "modelled node's" in note and "A 4110.4 tok/s" in note and " B " not in note
     assert "\n" not in note
+
+
+def test_figures_of_a_time_scaled_row_are_the_modelled_nodes(tmp_path):
+    """A row measured against a twin at ×8 keeps the client's timestamps; every figure converts them."""
+    from console.core.measure import stats
+    from console.core.measure.records import RequestRecord
+    from console.core.sessions.store import load_rows
+    wall = RequestRecord(request_id="x#0", t_first_s=0.03, t_last_s=0.13, t_end_s=0.14, first_chunk_tokens=1,
+                         completion_tokens=401, time_scale=8.0)
+    assert stats.wall_output_tok_s(wall) == pytest.approx(4000.0)
+    assert stats.output_tok_s(wall) == pytest.approx(500.0)
+    assert stats.ttft_s(wall) == pytest.approx(0.24)
+    assert stats.e2e_s(wall) == pytest.approx(1.12)
+    assert stats.tpot_ms(wall) == pytest.approx(1000 * 0.11 * 8 / 400)
+    # schema-1 rows (no time_scale of their own) take the manifest's scale
+    cell = tmp_path / "cell-001"
+    cell.mkdir()
+    d = wall.to_json()
+    del d["time_scale"]
+    (cell / "rows.jsonl").write_text(json.dumps(d) + "\n")
+    (cell / "manifest.json").write_text(json.dumps({"sim_time_scale": 8}))
+    (row,) = load_rows(cell)
+    assert row.time_scale == 8.0 and stats.output_tok_s(row) == pytest.approx(500.0)

@@ -297,6 +297,7 @@ class ChatSession:
         num_draft_tokens: int | None = None,
         engine_version: str | None = None,
         simulated: bool = False,
+        time_scale: float = 1.0,
         http_client: Any = None,
         stall_timeout_s: float = 120.0,
         clock: Callable[[], int] = time.perf_counter_ns,
@@ -314,6 +315,8 @@ class ChatSession:
         self.num_draft_tokens = num_draft_tokens
         self.engine_version = engine_version
         self.simulated = simulated
+        self.time_scale = time_scale if time_scale and time_scale > 0 else 1.0
+        """The engine twin's time scale: the turn's figures are the modelled node's (see measure/records.py)."""
         self.stall_timeout_s = stall_timeout_s
         self.clock = clock
         self.history: list[ChatTurn] = []
@@ -340,6 +343,7 @@ class ChatSession:
             except Exception:
                 key = None
         kw.setdefault("simulated", bool(st.simulated))
+        kw.setdefault("time_scale", getattr(st, "sim_time_scale", None) or 1.0)
         return cls(st.base_url, key, **_server_kw(st.server, kw))
 
     @classmethod
@@ -350,7 +354,10 @@ class ChatSession:
         from console.core.engine.admin import AdminClient
         async with AdminClient(url, api_key) as admin:
             info = await admin.server_info()
+            si = await admin.sim_info() if info.simulated else None
         kw.setdefault("simulated", info.simulated)
+        ts = si.get("time_scale") if si else None
+        kw.setdefault("time_scale", float(ts) if isinstance(ts, (int, float)) and ts > 0 else 1.0)
         return cls(url, api_key, **_server_kw(info, kw))
 
     # --- state -----------------------------------------------------------------------------
@@ -435,10 +442,11 @@ class ChatSession:
     async def _stream(self, turn: ChatTurn, messages: list[dict[str, str]], on_text: TextCallback | None,
                       on_reasoning: TextCallback | None) -> None:
         rec = RequestRecord(request_id=uuid.uuid4().hex, endpoint="chat", prompt_id=f"chat-turn-{turn.index}",
-                            max_tokens=self.max_tokens, temperature=self.temperature, wall_start=time.time())
+                            max_tokens=self.max_tokens, temperature=self.temperature, wall_start=time.time(),
+                            time_scale=self.time_scale)
         client = self._sdk()  # the first turn imports openai and builds the client: not part of TTFT
         t0 = self.clock()
-        live = InFlight(request_id=rec.request_id, t_sent_ns=t0)
+        live = InFlight(request_id=rec.request_id, t_sent_ns=t0, time_scale=rec.time_scale)
         self.live = live
         parts: list[str] = []
         thinking: list[str] = []

@@ -36,13 +36,24 @@ class InFlight:
     n_chunks: int = 0
     prompt_tokens: int | None = None
     done: bool = False
+    time_scale: float = 1.0
+    """The engine twin's time scale (1 on a real server): the live rate is the modelled node's."""
 
     def live_tok_s(self) -> float | None:
-        """The per-request statistic so far: (tokens − first-chunk tokens) / (t_last − t_first)."""
+        """The per-request statistic so far: (tokens − first-chunk tokens) / (t_last − t_first). Undefined (None)
+        until the decode interval holds LIVE_MIN_TOKENS tokens over LIVE_MIN_S modelled seconds: two chunks that
+        arrive together at stream start would read tens of thousands of tok/s."""
         if self.t_first_ns is None or self.t_last_ns is None or self.t_last_ns <= self.t_first_ns:
             return None
         n = self.tokens - self.first_tokens
-        return n * NS / (self.t_last_ns - self.t_first_ns) if n > 0 else None
+        dt = (self.t_last_ns - self.t_first_ns) / NS * (self.time_scale or 1.0)
+        if n < LIVE_MIN_TOKENS or dt < LIVE_MIN_S:
+            return None
+        return n / dt
+
+
+LIVE_MIN_TOKENS = 4
+LIVE_MIN_S = 0.05
 
 
 def auth_headers(api_key: str | None) -> dict[str, str]:
@@ -89,6 +100,8 @@ class StreamClient:
             transport=transport,
         )
         self.inflight: dict[str, InFlight] = {}
+        self.time_scale = 1.0
+        """The engine twin's time scale (1 on a real server), stamped on every record."""
 
     async def __aenter__(self) -> "StreamClient":
         return self
@@ -133,7 +146,7 @@ class StreamClient:
         if extra_body:
             body.update(extra_body)
         rec = RequestRecord(request_id=request_id or uuid.uuid4().hex, endpoint="chat", prompt_id=prompt_id,
-                            max_tokens=max_tokens, temperature=temperature)
+                            max_tokens=max_tokens, temperature=temperature, time_scale=self.time_scale)
         await self._stream("/v1/chat/completions", body, rec, self._on_chat_event, keep_text, on_chunk)
         return rec
 
@@ -157,7 +170,7 @@ class StreamClient:
             "stream": True,
         }
         rec = RequestRecord(request_id=request_id or uuid.uuid4().hex, endpoint="generate", prompt_id=prompt_id,
-                            max_tokens=max_new_tokens, temperature=temperature)
+                            max_tokens=max_new_tokens, temperature=temperature, time_scale=self.time_scale)
         await self._stream("/generate", body, rec, self._on_generate_event, keep_text, on_chunk)
         return rec
 
@@ -168,7 +181,7 @@ class StreamClient:
         st = _State(keep_text=keep_text)
         rec.wall_start = time.time()
         t0 = time.perf_counter_ns()
-        live = InFlight(request_id=rec.request_id, t_sent_ns=t0)
+        live = InFlight(request_id=rec.request_id, t_sent_ns=t0, time_scale=rec.time_scale)
         self.inflight[rec.request_id] = live
         parser = SSEParser()
         try:

@@ -5,6 +5,10 @@ server reported, the server's per-request speculative counters — and nothing d
 (TTFT, tok/s, τ, …) is computed from these fields by `console.core.measure.stats`, so a row on disk
 can always be recomputed. Times are seconds relative to the moment the request was sent
 (`perf_counter_ns` at send), so rows from different machines compare.
+
+Against a time-compressed engine twin (`--sim-time-scale S`) the client's clock runs S× the modelled
+node's: a row keeps the client's timestamps as measured and says so in `time_scale`; every figure that
+`stats` computes from it (TTFT, tok/s, E2E, TPOT, and what derives from them) is the modelled node's.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: `time_scale` (rows of schema 1 take their cell manifest's sim_time_scale when read)."""
 
 Endpoint = Literal["chat", "generate"]
 
@@ -32,6 +37,9 @@ class RequestRecord:
     """Unix time at send (s), for humans and ordering only."""
     max_tokens: int = 0
     temperature: float | None = None
+    time_scale: float = 1.0
+    """The engine twin's time scale S when the row was measured (1 on a real server): a modelled second is S
+    client seconds' worth of serving, so modelled durations = client durations × S."""
 
     t_first_s: float | None = None
     """Arrival of the first chunk with non-empty content (s after send)."""

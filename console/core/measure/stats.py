@@ -3,6 +3,10 @@
 The functions here are the only place a figure is computed; the TUI, the headless CLI and
 `serving-console report` all call them, and `DEFINITIONS` is what the help screen prints. Units are in
 the names or docstrings: seconds (s), milliseconds (ms), tokens per second (tok/s), US dollars ($).
+
+Every figure is the served node's. Against a time-compressed engine twin (×S, recorded in each row's
+`time_scale`) the client clock is converted here, once: durations × S, rates ÷ S. `wall_output_tok_s` is the
+only client-clock rate, and is named so.
 """
 
 from __future__ import annotations
@@ -25,9 +29,11 @@ class Definition:
 
 DEFINITIONS: tuple[Definition, ...] = (
     Definition("TTFT", "t(first chunk with non-empty content) − t(request sent)", "s",
-               "client clock; the first content chunk carries the prefill token"),
+               "client clock; the first content chunk carries the prefill token; on a twin at time scale ×S, "
+               "client seconds × S (every duration; rates ÷ S): figures are the modelled node's"),
     Definition("tok/s (per request)", "(completion_tokens − tokens in first content chunk) / (t_last − t_first)", "tok/s",
-               "streaming output speed, the public leaderboard's statistic; completion_tokens as the server reports it"),
+               "streaming output speed, the statistic of the public speculative-decoding leaderboard (per-request "
+               "output tok/s, median over a cell); completion_tokens as the server reports it"),
     Definition("E2E", "t(stream end) − t(request sent)", "s"),
     Definition("TPOT", "(E2E − TTFT) / (completion_tokens − 1)", "ms/token"),
     Definition("cell median", "numpy.percentile(tok/s of included requests, 50), linear interpolation", "tok/s",
@@ -48,15 +54,18 @@ DEFINITIONS: tuple[Definition, ...] = (
 
 # --- per request -------------------------------------------------------------------------------
 
+def _scale(rec: RequestRecord) -> float:
+    s = rec.time_scale
+    return s if s and s > 0 else 1.0
+
+
 def ttft_s(rec: RequestRecord) -> float | None:
     """Time to first token (s): send → first chunk with non-empty content."""
-    return rec.t_first_s
+    return None if rec.t_first_s is None else rec.t_first_s * _scale(rec)
 
 
-def output_tok_s(rec: RequestRecord) -> float | None:
-    """Per-request streaming output speed (tok/s):
-    (completion_tokens − first-chunk tokens) / (t_last − t_first). None when undefined
-    (fewer than two content chunks, or no token count)."""
+def wall_output_tok_s(rec: RequestRecord) -> float | None:
+    """`output_tok_s` on the client's clock (differs from it only on a time-scaled twin)."""
     if (
         rec.completion_tokens is None
         or rec.first_chunk_tokens is None
@@ -71,16 +80,24 @@ def output_tok_s(rec: RequestRecord) -> float | None:
     return n / dt
 
 
+def output_tok_s(rec: RequestRecord) -> float | None:
+    """Per-request streaming output speed (tok/s):
+    (completion_tokens − first-chunk tokens) / (t_last − t_first). None when undefined
+    (fewer than two content chunks, or no token count)."""
+    w = wall_output_tok_s(rec)
+    return None if w is None else w / _scale(rec)
+
+
 def e2e_s(rec: RequestRecord) -> float | None:
     """End-to-end latency (s): send → end of stream."""
-    return rec.t_end_s
+    return None if rec.t_end_s is None else rec.t_end_s * _scale(rec)
 
 
 def tpot_ms(rec: RequestRecord) -> float | None:
     """Time per output token after the first (ms): (E2E − TTFT) / (completion_tokens − 1)."""
     if rec.t_end_s is None or rec.t_first_s is None or rec.completion_tokens is None or rec.completion_tokens < 2:
         return None
-    return 1000.0 * (rec.t_end_s - rec.t_first_s) / (rec.completion_tokens - 1)
+    return 1000.0 * (rec.t_end_s - rec.t_first_s) * _scale(rec) / (rec.completion_tokens - 1)
 
 
 def tau(num_correct_drafts: int | None, verify_ct: int | None) -> float | None:

@@ -61,16 +61,17 @@ def cell_report(cell_dir: Path) -> dict[str, Any]:
     }
 
 
-def time_scale_note(scale: float | None, medians: dict[str, float | None]) -> str | None:
-    """One line for figures measured on a time-compressed twin (`--sim-time-scale S`): the client's wall clock
-    sees S× the modelled rate, so tok/s read S× (and $/M and step times ÷S) what the modelled node would give;
-    ratios (Δ%, CI, drift), τ and acceptance do not depend on S. None when S is 1 or unknown."""
+def time_scale_note(scale: float | None, medians: dict[str, float | None] | None = None) -> str | None:
+    """One line for figures measured on a time-compressed twin (`--sim-time-scale S`). The twin serves S× faster
+    than the node it models; every figure the console prints is converted back (client-clock durations × S,
+    rates ÷ S), so they are the modelled node's. `medians` (modelled tok/s) adds the client-clock equivalents.
+    None when S is 1 or unknown."""
     if not scale or scale == 1:
         return None
-    eq = ", ".join(f"{k} {v:.1f} ≙ {v / scale:.1f}" for k, v in medians.items() if v is not None)
-    return (f"Engine twin at time scale ×{scale:g}: wall-clock tok/s read ×{scale:g} ($/M and step times ÷{scale:g}) "
-            f"of the modelled node{f' — median {eq} model tok/s' if eq else ''}; Δ%, CI, drift, τ and acceptance "
-            "are unaffected.")
+    eq = ", ".join(f"{k + ' ' if k else ''}{v * scale:.1f}" for k, v in (medians or {}).items() if v is not None)
+    return (f"Engine twin at time scale ×{scale:g}: it serves {scale:g}× faster than the node it models; every "
+            f"figure here is the modelled node's (client-clock durations ×{scale:g}, rates ÷{scale:g})"
+            f"{f'; the client clock read median {eq} tok/s' if eq else ''}.")
 
 
 def bench_json(cell_dir: Path) -> dict[str, Any]:
@@ -80,7 +81,13 @@ def bench_json(cell_dir: Path) -> dict[str, Any]:
             "kv_capacity_tokens", "engine_version", "speculative_algorithm", "rows_path"]
     extra = ["n_included", "n_errors", "excluded", "implied_step_ms", "usd_per_m_tokens", "prompt_set",
              "prompt_set_sha256", "simulated", "sim_time_scale", "errors"]
-    return {"cell": {k: r[k] for k in keys + extra}}
+    out = {k: r[k] for k in keys + extra}
+    scale = r.get("sim_time_scale")
+    if scale and scale != 1:  # every figure above is the modelled node's; the client clock's, named as such
+        out["wall_clock"] = {"time_scale": scale,
+                             "median_tok_s": None if r["median_tok_s"] is None else r["median_tok_s"] * scale,
+                             "ttft_median_s": None if r["ttft_median_s"] is None else r["ttft_median_s"] / scale}
+    return {"cell": out}
 
 
 def session_report(path: Path) -> list[dict[str, Any]]:

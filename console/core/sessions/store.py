@@ -147,10 +147,12 @@ class CellWriter:
 
 def load_rows(cell_dir: Path) -> list[RequestRecord]:
     """Rows of a cell, one per request id: a torn (partial) line from a crash is skipped, never fatal, and a
-    request retried by a resume (its first attempt cut by a transport failure) counts once, as its last row."""
+    request retried by a resume (its first attempt cut by a transport failure) counts once, as its last row.
+    A row of schema 1 (no `time_scale` of its own) takes the manifest's twin time scale."""
     path = Path(cell_dir) / "rows.jsonl"
     if not path.exists():
         return []
+    scale: float | None = None
     rows = []
     with open(path, encoding="utf-8") as f:
         for line in f:
@@ -158,11 +160,25 @@ def load_rows(cell_dir: Path) -> list[RequestRecord]:
             if not line:
                 continue
             try:
-                rows.append(RequestRecord.from_json(json.loads(line)))
+                d = json.loads(line)
+                rec = RequestRecord.from_json(d)
             except (ValueError, TypeError):
                 continue
+            if "time_scale" not in d:
+                if scale is None:
+                    scale = _manifest_time_scale(Path(cell_dir))
+                rec.time_scale = scale
+            rows.append(rec)
     last = {r.request_id: i for i, r in enumerate(rows)}
     return [r for i, r in enumerate(rows) if last[r.request_id] == i]
+
+
+def _manifest_time_scale(cell_dir: Path) -> float:
+    try:
+        ts = read_json(cell_dir / "manifest.json").get("sim_time_scale")
+    except (OSError, ValueError):
+        return 1.0
+    return float(ts) if isinstance(ts, (int, float)) and ts > 0 else 1.0
 
 
 class Session:
