@@ -387,8 +387,8 @@ def check_comparable(a_dir: Path, b_dir: Path) -> tuple[dict[str, Any], dict[str
                          f"B {pb.get('name') or '?'} sha256 {_short(hb)}; a comparison needs the same pinned prompts")
     sa, sb = ma.get("sim_time_scale") or 1, mb.get("sim_time_scale") or 1
     if sa != sb:
-        raise ValueError(f"cannot compare: A ran on the twin at time scale ×{sa:g}, B at ×{sb:g}; wall-clock rates "
-                         "differ by the scale (compare cells measured at one scale)")
+        raise ValueError(f"cannot compare: A ran on the twin at time scale ×{sa:g}, B at ×{sb:g}; both read as the "
+                         "modelled node, but the client's own overhead scales with S (compare cells of one scale)")
     qa = ma.get("protocol") if isinstance(ma.get("protocol"), dict) else None
     qb = mb.get("protocol") if isinstance(mb.get("protocol"), dict) else None
     if qa is None or qb is None:
