@@ -1,5 +1,6 @@
 """A profile with nnodes > 1 compiles one argv per node and launches each through its command template;
-readiness is read from rank 0, a dead rank is reported within a second, and stop ends every rank."""
+readiness is read from rank 0, a dead rank is reported (its latency target, within a second, is the benchmark
+tests/bench/test_timing_targets.py), and stop ends every rank."""
 
 from __future__ import annotations
 
@@ -51,9 +52,9 @@ async def test_two_nodes_start_ready_from_rank0_rank_death_reported_and_stop_end
         assert rank1.alive and rt.engine.alive
         os.killpg(rank1.pid, signal.SIGKILL)
         t0 = time.monotonic()
-        while rt.state.phase != "dead" and time.monotonic() - t0 < 3:
+        while rt.state.phase != "dead" and time.monotonic() - t0 < 30:
             await asyncio.sleep(0.05)
-        assert rt.state.phase == "dead" and time.monotonic() - t0 < 1.0
+        assert rt.state.phase == "dead", "the killed rank was not reported within 30 s"
         assert "node rank 1" in rt.state.error
     finally:
         await rt.stop()

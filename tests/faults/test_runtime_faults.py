@@ -59,8 +59,8 @@ async def test_engine_crash_mid_cell_keeps_finished_rows_and_reports_one_line_ca
         one_line(cut[0]["error"])
         assert cut[0]["request_id"] not in disk
         assert res.interrupted and manifest(cell)["complete"] is False
-        # the cause, in one line, within a second
-        await wait_for(lambda: rt.state.phase == "dead", 1.5)
+        # the cause, in one line (reported within a second: tests/bench/test_timing_targets.py)
+        await wait_for(lambda: rt.state.phase == "dead", 30)
         cause = one_line(rt.state.error)
         assert "illegal memory access" in cause and "signal 9" in cause
         died = [e for e in events if e.kind == "died"]
@@ -94,7 +94,7 @@ async def test_engine_crash_during_load_is_one_line_naming_the_error(tmp_path, s
     with pytest.raises(EngineDied):
         await rt.start()
     try:
-        assert time.monotonic() - t0 < 20
+        assert time.monotonic() - t0 < 60  # sanity: not the 3600 s ready timeout (the cold start is ~1 s here)
         assert rt.state.phase == "dead"
         cause = one_line(rt.state.error)
         assert words in cause and "engine died" in cause
@@ -126,16 +126,16 @@ async def run_with(tmp_path, *faults, proto=PROTO, stall_timeout_s: float | None
 
 async def test_stalled_streams_end_at_the_stall_timeout_and_the_cell_goes_on(tmp_path):
     # every 2nd streaming request since ready (the warm-up is the 1st) stops sending after 16 tokens, forever
-    t0 = time.monotonic()
     rt, res, _ = await run_with(tmp_path, "stall:after_tokens=16,seconds=inf,every=2",
                                 proto=CellProtocol(prompt_set="health", n=4, max_tokens=64, warmup=1),
                                 stall_timeout_s=0.6)
     try:
-        assert time.monotonic() - t0 < 15
         stalled = [r for r in res.rows if r.error]
         assert [r.request_id for r in stalled] == ["health-tool-1#0", "health-math-1#2"]
         for r in stalled:
             assert "timeout" in one_line(r.error) and "stall" in r.error
+            # ended by the 0.6 s stall timeout (never before it), not by the client's default 120 s one
+            assert 0.6 <= r.t_end_s - r.t_last_s < 60, (r.t_last_s, r.t_end_s)
             assert 16 <= (r.completion_tokens or 0) < 64  # what arrived before the stall is kept on the record
         assert res.summary.n_ok == 2 and rt.state.phase == "ready"
         assert len(rows_on_disk(rt.state.cells_done[-1].cell_dir)) == 4
@@ -199,15 +199,18 @@ async def test_flush_cache_busy_retries_then_measures_and_records_the_refusal(tm
 
 
 async def test_flush_cache_always_busy_is_recorded_and_the_cell_is_measured_anyway(tmp_path):
-    t0 = time.monotonic()
+    import inspect
+
+    from console.core.engine.admin import AdminClient
+    retries = inspect.signature(AdminClient.flush_cache).parameters["retries"].default
     rt, res, events = await run_with(tmp_path, "flush-busy",
                                      proto=CellProtocol(prompt_set="health", n=2, max_tokens=32))
     try:
         m = manifest(rt.state.cells_done[-1].cell_dir)
-        assert m["flush"]["ok"] is False and m["flush"]["status"] == 400 and m["flush"]["attempts"] > 1
+        # retried, and gave up after its bounded number of tries (the bound, not the wall clock, is what is checked)
+        assert m["flush"]["ok"] is False and m["flush"]["status"] == 400 and m["flush"]["attempts"] == retries + 1
         said = [e.data["text"] for e in events if e.kind == "cell_status" and "/flush_cache refused" in e.data["text"]]
         assert len(said) == 1 and one_line(said[0])
         assert res.summary.n_ok == 2 and m["complete"] is True
-        assert time.monotonic() - t0 < 30
     finally:
         await rt.stop()
