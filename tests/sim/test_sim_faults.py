@@ -344,8 +344,10 @@ def test_stream_faults(stream_twin):
     assert error is None and events[-1][1] == "[DONE]"
     gaps = [(b[0] - a[0], tokens_of(json.loads(a[1])) or 0) for a, b in zip(events, events[1:])]
     longest, tokens_before = max(gaps)
-    assert longest >= 1.1 and tokens_before >= 8
-    assert sorted(g for g, _ in gaps)[-2] < 0.5  # one stall only
+    # the 1.2 s stall seen by a client that may itself read late (a loaded box): >= 1.0 s; any other gap is
+    # an event interval (milliseconds at this scale), so a second stall would show as a second gap >= 1.0 s
+    assert longest >= 1.0 and tokens_before >= 8
+    assert sorted(g for g, _ in gaps)[-2] < 1.0  # one stall only
     info = httpx.get(url + "/sim/info").json()
     assert {f["kind"]: f["fired"] for f in info["faults"]} == {"malformed-chunk": 2, "truncate": 1, "stall": 1}
     # the truncated request was aborted like a disconnect: the engine is idle again

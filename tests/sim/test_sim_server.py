@@ -256,18 +256,16 @@ def test_generate_stream_and_non_stream(twin):
 
 async def test_flush_cache_refused_while_streaming_and_counters_reset(twin):
     async with httpx.AsyncClient(base_url=twin.url, timeout=60) as client:
-        body = chat_body(max_tokens=600)
-
-        async def stream() -> str:
-            r = await client.post("/v1/chat/completions", json=body)
-            return r.text
-
-        task = asyncio.create_task(stream())
-        await asyncio.sleep(0.05)
-        busy = await client.post("/flush_cache")
+        # long enough (~1 s of wall time at this scale) that the flush lands while it runs, however slow this box
+        body = chat_body(max_tokens=3000)
+        async with client.stream("POST", "/v1/chat/completions", json=body) as r:
+            chunks = r.aiter_bytes()
+            await chunks.__anext__()  # the request is running on the server (no sleep racing its arrival)
+            busy = await client.post("/flush_cache")
+            async for _ in chunks:
+                pass
         assert busy.status_code == 400 and busy.content == b"Flush cache failed.\n"
         assert "content-type" not in busy.headers
-        await task
         state = (await client.get("/server_info")).json()["internal_states"][0]
         assert state["avg_spec_accept_length"] > 1.0  # >= 40 spec decode steps happened
         ok = await client.get("/flush_cache")
@@ -375,8 +373,10 @@ async def test_32_concurrent_streams_finish_with_sane_timing(twin):
         traces = [(await client.get("/sim/trace", params={"rid": rid})).json() for rid, _, _ in results]
     assert all(n == 96 for _, _, n in results)
     model_span = max(t["model_time"]["finish_s"] for t in traces) - min(t["model_time"]["arrival_s"] for t in traces)
-    # The wall clock follows model time / time scale: no drift, no stall (2 CPU cores are enough).
-    assert wall == pytest.approx(model_span / SCALE, rel=0.5, abs=0.5)
+    # The wall clock follows model time / time scale. Never faster (the twin sleeps what the model says); slower
+    # only within a generous sanity ceiling (a loaded CI box lags): the ±50% pacing target is the benchmark
+    # tests/bench/test_timing_targets.py.
+    assert model_span / SCALE * 0.9 <= wall < model_span / SCALE * 5 + 10, (wall, model_span / SCALE)
     ttfts = sorted(t["model_time"]["first_token_s"] - t["model_time"]["arrival_s"] for t in traces)
     assert ttfts[-1] > ttfts[0] + 0.15  # 32 x ~1k prompt tokens need two 16k prefill chunks: later ones wait
     assert "Decode batch, #running-req: " in twin.stdout()
