@@ -90,6 +90,7 @@ def test_check_rejects_removed_and_misspelled_flags(tmp_path):
 
 
 def test_api_key_from_env_and_redaction(tmp_path, monkeypatch):
+    monkeypatch.delenv("SC_TEST_KEY", raising=False)  # "unset" must not depend on the caller's shell
     p = load_profile(write(tmp_path, BASE + '\n[server]\napi_key_env = "SC_TEST_KEY"\n'))
     with pytest.raises(ProfileError, match=r"\$SC_TEST_KEY, which is unset"):
         p.api_key()
