@@ -78,7 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1)")
     b.add_argument("--warmup", type=int, default=1, help="warm-up requests, not recorded (default 1)")
     b.add_argument("--endpoint", choices=("chat", "generate"), default="chat")
-    b.add_argument("--ignore-eos", action="store_true", help="ask the server to ignore EOS (outputs run to max tokens)")
+    b.add_argument("--ignore-eos", action=argparse.BooleanOptionalAction, default=True,
+                   help="ask the server to ignore EOS so outputs run to --max-tokens (default: on, as SGLang's "
+                        "bench_serving; --no-ignore-eos measures natural stops, flagged short unless --no-gate-short)")
     b.add_argument("--no-gate-short", action="store_true", help="keep rows that stop short of --max-tokens")
     b.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 

@@ -32,7 +32,10 @@ class CellProtocol:
     warmup: int = 1
     endpoint: str = "chat"
     """'chat' (/v1/chat/completions) or 'generate' (native /generate)."""
-    ignore_eos: bool = False
+    ignore_eos: bool = True
+    """Ask the server to run every output to max_tokens (SGLang's `ignore_eos`, as its bench_serving does by
+    default): a real model stops at end-of-sequence after a varying number of tokens, which would make cells of
+    different arms, launches and nodes measure different output lengths."""
     flush_cache: bool = True
     gate_short: bool = True
     """Flag (and exclude) rows whose output stopped before max_tokens."""
@@ -53,8 +56,9 @@ class CellProtocol:
 
 
 ANCHOR_PROTOCOL = CellProtocol(prompt_set="health", n=8, max_tokens=128, temperature=0.6, concurrency=1, warmup=1,
-                               gate_short=False)
-"""The anchor cell: 8 pinned short prompts with short outputs; natural stops are kept (gate_short off)."""
+                               ignore_eos=True, gate_short=True)
+"""The anchor cell: 8 pinned short prompts, fixed 128-token outputs (ignore_eos), rows that stop short flagged and
+excluded, so that anchors compare across arms, launches and nodes."""
 
 
 class CellObserver(TypingProtocol):
@@ -233,6 +237,13 @@ async def run_cell(
         raise
     finally:
         summary = stats.summarize(rows, num_draft_tokens=num_draft_tokens)
+        short = [r for r in rows if "short" in r.flags and not r.warmup]
+        if short:
+            why = (f"although ignore_eos was sent: the server did not honour it for these (finish_reason "
+                   f"{', '.join(sorted({str(r.finish_reason) for r in short}))})" if proto.ignore_eos else
+                   "at end-of-sequence (ignore_eos off)")
+            obs.cell_event("status", text=f"{len(short)} of {len(rows)} rows stopped before {proto.max_tokens} "
+                                          f"tokens {why}; flagged short and excluded")
         ended = time.time()
         planned = {rid for rid, _ in request_plan(pset, proto.n)}
         complete = not cancelled and not interrupted and planned <= {r.request_id for r in rows}
