@@ -24,7 +24,7 @@ import pynvml  # noqa: E402
 
 from console.core.telemetry.nvml import NvmlPoller  # noqa: E402
 
-HOLD_GIB = 20
+HOLD_GIB = 7
 HOLDER = f"""
 import torch, time, sys
 x = torch.empty({HOLD_GIB} * 1024**3, dtype=torch.uint8, device='cuda')
@@ -50,6 +50,7 @@ def raw_answers() -> dict:
     for i in range(pynvml.nvmlDeviceGetCount()):
         h = pynvml.nvmlDeviceGetHandleByIndex(i)
         mem = q(pynvml.nvmlDeviceGetMemoryInfo, h)
+        mem2 = q(pynvml.nvmlDeviceGetMemoryInfo, h, pynvml.nvmlMemory_v2)
         util = q(pynvml.nvmlDeviceGetUtilizationRates, h)
 
         def procs(fn):
@@ -70,6 +71,8 @@ def raw_answers() -> dict:
             "name": q(pynvml.nvmlDeviceGetName, h),
             "uuid": q(pynvml.nvmlDeviceGetUUID, h),
             "memory": mem if isinstance(mem, dict) else {"used": mem.used, "total": mem.total, "free": mem.free},
+            "memory_v2": mem2 if isinstance(mem2, dict) else {"used": mem2.used, "total": mem2.total, "free": mem2.free,
+                                                             "reserved": mem2.reserved},
             "utilization": util if isinstance(util, dict) else {"gpu": util.gpu, "memory": util.memory},
             "power_mw": q(pynvml.nvmlDeviceGetPowerUsage, h),
             "power_limit_mw": q(pynvml.nvmlDeviceGetEnforcedPowerLimit, h),
@@ -81,6 +84,20 @@ def raw_answers() -> dict:
     return out
 
 
+SMI_GPU = "index,name,memory.used,memory.total,memory.reserved,utilization.gpu,power.draw,temperature.gpu"
+SMI_APPS = "gpu_uuid,pid,process_name,used_memory"
+
+
+def nvidia_smi() -> dict:
+    """nvidia-smi's own figures (MiB, %, W, °C), the reference the panel is compared with."""
+    def run(args):
+        r = subprocess.run(["nvidia-smi", *args, "--format=csv,noheader,nounits"], capture_output=True, text=True)
+        return [[x.strip() for x in ln.split(",")] for ln in r.stdout.splitlines() if ln.strip()]
+    gpus = run([f"--query-gpu={SMI_GPU}"])
+    apps = run([f"--query-compute-apps={SMI_APPS}"])
+    return {"query_gpu": SMI_GPU, "gpus": gpus, "query_compute_apps": SMI_APPS, "apps": apps}
+
+
 def main(out_path: str) -> int:
     pynvml.nvmlInit()
     idle = raw_answers()
@@ -90,6 +107,7 @@ def main(out_path: str) -> int:
     busy = raw_answers()
     poller = NvmlPoller()
     snap = poller.sample()
+    smi = nvidia_smi()
     holder.wait()
     doc = {
         "captured_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -99,6 +117,7 @@ def main(out_path: str) -> int:
         "idle": idle,
         "busy": busy,
         "poller_snapshot_busy": dataclasses.asdict(snap),
+        "nvidia_smi_busy": smi,
     }
     Path(out_path).write_text(json.dumps(doc, indent=1, default=str))
     print(json.dumps({k: doc[k] for k in ("captured_utc", "host")}))

@@ -35,3 +35,15 @@ def test_a_process_holding_memory_shows_as_foreign_with_its_size():
         assert found[0][1].used_gib is None or found[0][1].used_gib >= 7.5
     finally:
         p.kill()
+
+
+def test_used_memory_matches_nvidia_smi_within_1pct():
+    """NVML v2's `used` is what nvidia-smi reports (the driver's reservation apart); v1's includes it."""
+    from tests.gpu.capture_nvml import nvidia_smi
+    snap = NvmlPoller().sample()
+    smi = nvidia_smi()
+    for g, row in zip(snap.gpus, smi["gpus"]):
+        assert g.mem_source == "v2", "this driver has nvmlDeviceGetMemoryInfo_v2"
+        used = float(row[2])
+        assert abs(g.mem_used_gib * 1024 - used) <= max(0.01 * used, 2.0), (g.mem_used_gib * 1024, used)
+        assert g.mem_reserved_gib * 1024 == pytest.approx(float(row[4]), abs=2)

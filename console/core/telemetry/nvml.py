@@ -44,6 +44,11 @@ class GpuInfo:
     power_limit_w: float | None
     temp_c: float | None
     processes: list[GpuProcess] = field(default_factory=list)
+    mem_reserved_gib: float | None = None
+    """Memory the driver reserves for itself (NVML v2 memory info; None under v1, whose `used` includes it)."""
+    mem_source: str | None = None
+    """'v2' (nvmlDeviceGetMemoryInfo_v2: `used` without the driver's reservation, as nvidia-smi reports it on
+    current drivers) or 'v1' (the fallback: `used` includes the reservation, ~0.6 GiB on an H200)."""
 
 
 @dataclass
@@ -66,6 +71,17 @@ def _q(fn: Callable[..., Any], *args: Any, default: Any = None) -> Any:
         return fn(*args)
     except Exception:
         return default
+
+
+def memory_info(n: Any, h: Any) -> tuple[Any, str | None]:
+    """(memory info, 'v2' | 'v1'): the v2 call where the driver and bindings have it, else v1."""
+    v2 = getattr(n, "nvmlMemory_v2", None)
+    if v2 is not None:
+        mem = _q(n.nvmlDeviceGetMemoryInfo, h, v2)
+        if mem is not None and getattr(mem, "reserved", None) is not None:
+            return mem, "v2"
+    mem = _q(n.nvmlDeviceGetMemoryInfo, h)
+    return mem, ("v1" if mem is not None else None)
 
 
 def _s(v: Any) -> str | None:
@@ -125,7 +141,7 @@ class NvmlPoller:
                 h = _q(n.nvmlDeviceGetHandleByIndex, i)
                 if h is None:
                     continue
-                mem = _q(n.nvmlDeviceGetMemoryInfo, h)
+                mem, mem_source = memory_info(n, h)
                 util = _q(n.nvmlDeviceGetUtilizationRates, h)
                 power = _q(n.nvmlDeviceGetPowerUsage, h)
                 limit = _q(n.nvmlDeviceGetEnforcedPowerLimit, h)
@@ -151,6 +167,8 @@ class NvmlPoller:
                     power_limit_w=limit / 1000.0 if isinstance(limit, (int, float)) else None,
                     temp_c=float(temp) if isinstance(temp, (int, float)) else None,
                     processes=sorted(procs.values(), key=lambda p: -(p.used_gib or 0)),
+                    mem_reserved_gib=(mem.reserved / GIB if mem_source == "v2" else None),
+                    mem_source=mem_source,
                 ))
             return GpuSnapshot("ok", f"{len(gpus)} GPU(s)", driver_version=_s(_q(n.nvmlSystemGetDriverVersion)),
                                gpus=gpus, t=time.time())
