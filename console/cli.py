@@ -230,7 +230,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from console.core.sessions.report import bench_json, cell_report
     from console.core.workload.prompts import load_set
 
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)
     session_dir = None
     if args.resume:
         proto, session_dir = _resume_target(args)
@@ -402,7 +402,7 @@ def cmd_launch(args: argparse.Namespace) -> int:
         return EXIT_OK
     from console.core.runtime import Runtime
     from rich.console import Console
-    out = Console(stderr=True)
+    out = Console(stderr=True, soft_wrap=True)
 
     def observer(ev) -> None:
         if ev.kind == "launching":
@@ -519,7 +519,7 @@ def cmd_pair(args: argparse.Namespace) -> int:
         raise ValueError("--interleave needs both arms on one server: A and B have different launch flags")
     if spec.needs_relaunch() and b_proto is not None:
         raise ValueError("--b-prompts/--b-temperature pair on one server; with different launch flags keep one protocol")
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)
     sim_args = list(args.sim_arg or []) + (["--sim-time-scale", str(args.sim_time_scale)] if args.sim_time_scale else [])
 
     async def go():

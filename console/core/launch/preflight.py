@@ -186,7 +186,7 @@ def check_gpus(profile: Profile, snapshot: GpuSnapshot | None, *, own_pids: set[
             if g.index not in used or g.mem_total_gib is None or g.mem_used_gib is None:
                 continue
             need = frac * g.mem_total_gib
-            free = g.mem_total_gib - g.mem_used_gib
+            free = g.mem_total_gib - g.mem_used_gib - (g.mem_reserved_gib or 0.0)  # v2: reserved is not in used
             if free < need:
                 issues.append(PreflightIssue(
                     "error", "gpu_memory",
