@@ -23,7 +23,7 @@ from typing import Any
 from console.core.engine.flags import build_parser, pinned_catalogue
 
 from .deployment import Deployment
-from .faults import FaultSpec, FaultSpecError, parse_faults
+from .faultspec import FaultSpec, FaultSpecError, parse_faults
 
 DEFAULT_PROG = "python -m console.sim"
 SIM_PREFIX = "sim:"
@@ -246,7 +246,7 @@ def build_sim_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
                         "'flush-busy[:count=N]' - /flush_cache answers the busy 400 even when idle (the first N "
                         "times, or always). "
                         "Stream faults hit streaming chat and /generate requests (with every=K only each K-th one "
-                        "since ready). GET /sim/info lists the active faults. Details: console/sim/faults.py.")
+                        "since ready). GET /sim/info lists the active faults. Details: console/sim/faultspec.py.")
     return parser
 
 
