@@ -431,7 +431,7 @@ def cmd_launch(args: argparse.Namespace) -> int:
 
 
 def cmd_prompts(args: argparse.Namespace) -> int:
-    from console.core.workload.builder import build_all
+    from console.authoring.builder import build_all
     from console.core.workload.prompts import prompts_dir, verify_all
     d = args.dir or prompts_dir()
     if args.action == "build":

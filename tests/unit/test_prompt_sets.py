@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from console.core.workload import material_source
-from console.core.workload.builder import SETS, build_all
-from console.core.workload.material_source import PINS
+from console.authoring import material_source
+from console.authoring.builder import SETS, build_all
+from console.authoring.material_source import PINS
 from console.core.workload.prompts import PromptSetError, load_set, messages_sha256, messages_tokens, verify_all
 from console.sim.domain import detect_domain
 from console.sim.tokens import messages_text

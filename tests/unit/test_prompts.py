@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from console.core.workload.builder import build_all
+from console.authoring.builder import build_all
 from console.core.workload.prompts import PromptSetError, count_tokens, load_set, verify_all
 
 REPO = Path(__file__).resolve().parents[2]

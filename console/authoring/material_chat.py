@@ -22,9 +22,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from console.core.workload.gen_fit import LONG_FIT, SHORT_FIT, Messages, fit, pick
-from console.core.workload.material_source import Source, dist_info, read, readme
+from console.authoring.gen_fit import LONG_FIT, SHORT_FIT, Messages, fit, pick
+from console.authoring.material_source import Source, dist_info, read, readme
 
+# the name the committed sets' provenance records (this module's path when they were built)
 FRAMING = "console.core.workload.material_chat"
 SEED_BASE = 7100
 TAIL_PROSE = 8200

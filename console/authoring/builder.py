@@ -18,7 +18,7 @@ The workload sets, 16 prompts each, one per traffic domain of the leaderboard (D
 
 Every prompt carries its provenance (generator + seed, or package + version + path + SHA-256). Every set is the
 same on every machine: the generated sets by their seeds, the material sets because their material is committed
-under `prompts/material/` (SHA-256-pinned in its MANIFEST) and never taken from what happens to be installed.
+under `prompts/vendor/` (SHA-256-pinned in its MANIFEST) and never taken from what happens to be installed.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from console.core.workload import gen_math, gen_tool, material_chat, material_code
-from console.core.workload.gen_fit import LONG_WINDOW, SHORT_WINDOW
-from console.core.workload.prompts import SUMS, PromptSetError, file_sha256, read_sums, write_set, write_sums
+from console.authoring import gen_math, material_chat, material_code
+from console.authoring.tool import build as gen_tool
+from console.authoring.gen_fit import LONG_WINDOW, SHORT_WINDOW
+from console.core.workload.prompts import SUMS, write_set, write_sums
 
 _SYSTEM = "You are a precise assistant. Answer directly."
 

@@ -61,7 +61,7 @@ MANIFEST = "MANIFEST"
 
 def material_dir() -> Path:
     """`prompts/vendor/` of the checkout (the material is the builder's input, not package data)."""
-    return Path(__file__).resolve().parents[3] / "prompts" / "vendor"
+    return Path(__file__).resolve().parents[2] / "prompts" / "vendor"
 
 
 class MaterialError(PromptSetError):

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
 
-from console.core.workload.gen_fit import LONG_FIT, SHORT_FIT, Messages, fit, pick
+from console.authoring.gen_fit import LONG_FIT, SHORT_FIT, Messages, fit, pick
 
+# the name the committed sets' provenance records (this module's path when they were built)
 GENERATOR = "console.core.workload.gen_math"
 SEED_BASE = 5100
 SHORT_SEED_BASE = 5300

@@ -12,10 +12,11 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from console.core.workload.gen_fit import LONG_FIT, SHORT_FIT, FitError, Messages, fit, pick
-from console.core.workload.material_source import Source, read
+from console.authoring.gen_fit import LONG_FIT, SHORT_FIT, FitError, Messages, fit, pick
+from console.authoring.material_source import Source, read
 from console.core.workload.prompts import messages_tokens
 
+# the name the committed sets' provenance records (this module's path when they were built)
 FRAMING = "console.core.workload.material_code"
 SEED_BASE = 6100
 SHORT_SEED_BASE = 6300
