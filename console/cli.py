@@ -384,7 +384,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_launch(args: argparse.Namespace) -> int:
     from console.core.launch.check import check_profile
-    from console.core.launch.profile import redact_argv, resolve_profile
+    from console.core.launch.profile import resolve_profile
+    from console.core.redaction import redact_argv
     prof = resolve_profile(args.profile)
     if args.sim:
         prof = prof.with_sim()

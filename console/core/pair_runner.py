@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from console.core.launch.profile import Profile, redact_argv
+from console.core.launch.profile import Profile
+from console.core.redaction import redact_argv
 from console.core.measure import stats
 from console.core.measure.cell import CellProtocol, _send, gate, request_plan
 from console.core.measure.forecast import forecast

@@ -28,7 +28,8 @@ from console.core.launch.logparse import StartupProgress
 from console.core.launch.history import launch_history
 from console.core.launch.preflight import has_errors, preflight
 from console.core.launch.process import EngineDied, EngineProcess, EngineTimeout, describe_exit
-from console.core.launch.profile import Profile, profile_from_server_info, profile_to_toml, redact_argv
+from console.core.launch.profile import Profile, profile_from_server_info, profile_to_toml
+from console.core.redaction import redact_argv
 from console.core.measure import stats
 from console.core.measure.cell import CellProtocol, CellResult, is_transport_error, run_cell
 from console.core.measure.records import RequestRecord

@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 
 from console.core.launch.check import check_profile
-from console.core.launch.profile import ProfileError, load_profile, redact_argv, resolve_profile
+from console.core.launch.profile import ProfileError, load_profile, resolve_profile
+from console.core.redaction import redact_argv
 
 REPO = Path(__file__).resolve().parents[2]
 

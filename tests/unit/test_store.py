@@ -4,7 +4,8 @@ import pytest
 
 from console.core.measure.records import RequestRecord
 from console.core.sessions.report import cell_report
-from console.core.sessions.store import Session, load_rows, node_fingerprint, redact_mapping
+from console.core.redaction import redact_mapping
+from console.core.sessions.store import Session, load_rows, node_fingerprint
 
 
 def test_rows_are_appended_one_line_each_and_a_torn_tail_is_ignored(tmp_path):

@@ -25,7 +25,6 @@ Works with openai 2.8.0 (sglang's pin) and 3.x: SGLang's extra fields (`sglext` 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from collections.abc import Mapping
@@ -35,11 +34,11 @@ from typing import Any, Callable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from console.core.engine.stream import InFlight, record_content_chunk
-from console.core.launch.profile import REDACTED
 from console.core.measure import stats
 from console.core.measure.plots import SPARK
 from console.core.measure.records import RequestRecord
-from console.core.sessions.store import redact_mapping, write_json
+from console.core.redaction import redact_json, redact_mapping, redact_text
+from console.core.sessions.store import write_json
 
 NS = 1_000_000_000
 CHAT_SCHEMA = 1
@@ -621,10 +620,8 @@ class ChatSession:
         jpath, mpath = d / f"chat-{self._save_n}.json", d / f"chat-{self._save_n}.md"
         obj = redact_mapping(self.to_json())
         md = self.to_markdown()
-        key = self._api_key
-        if key and key != "none":
-            obj = json.loads(json.dumps(obj, default=str).replace(json.dumps(key)[1:-1], REDACTED))
-            md = md.replace(key, REDACTED)
+        key = self._api_key if self._api_key != "none" else None
+        obj, md = redact_json(obj, [key]), redact_text(md, [key])
         write_json(jpath, obj)
         tmp = mpath.with_suffix(".md.tmp")
         tmp.write_text(md, encoding="utf-8")

@@ -26,6 +26,7 @@ from collections import deque
 from pathlib import Path
 from typing import Callable
 
+from console.core.redaction import relay_redacted
 from console.core.launch.logparse import StartupParser, StartupProgress
 
 _LIVE: set["EngineProcess"] = set()
@@ -126,7 +127,7 @@ class EngineProcess:
             except PermissionError:
                 raise EngineDied(None, f"cannot execute {self.argv[0]!r}: permission denied", self.log_path) from None
         if self.secrets and self.proc.stdout is not None:
-            self._relay = threading.Thread(target=_relay_redacted, args=(self.proc.stdout, self.log_path, self.secrets),
+            self._relay = threading.Thread(target=relay_redacted, args=(self.proc.stdout, self.log_path, self.secrets),
                                            name="engine-log-relay", daemon=True)
             self._relay.start()
         self.started_at = time.monotonic()
@@ -261,32 +262,6 @@ class EngineProcess:
             with _LIVE_LOCK:
                 _LIVE.discard(self)
         return self.proc.returncode
-
-
-def _relay_redacted(pipe, log_path: Path, secrets: list[str]) -> None:
-    """Copy the engine's output to the log, replacing every secret; a secret split across two reads is caught
-    by holding back the last len(secret) − 1 bytes until more arrive."""
-    keys = [x.encode() for x in secrets]
-    hold = max(len(k) for k in keys) - 1
-    red = b"<redacted>"
-    buf = b""
-    with open(log_path, "ab") as out:
-        while True:
-            chunk = os.read(pipe.fileno(), 65536)
-            if not chunk:
-                break
-            buf += chunk
-            for k in keys:
-                buf = buf.replace(k, red)
-            cut = len(buf) - hold if hold > 0 else len(buf)
-            # never cut inside a redaction marker we just wrote
-            out.write(buf[:max(cut, 0)])
-            out.flush()
-            buf = buf[max(cut, 0):]
-        for k in keys:
-            buf = buf.replace(k, red)
-        out.write(buf)
-        out.flush()
 
 
 def _signal_group(pgid: int, sig: int) -> None:

@@ -16,12 +16,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+
 FAMILIES = ("none", "eagle3", "eagle", "dflash", "ngram", "standalone")
 ALGORITHM = {"eagle3": "EAGLE3", "eagle": "EAGLE", "dflash": "DFLASH", "ngram": "NGRAM", "standalone": "STANDALONE"}
 KV_DTYPES = ("auto", "fp8_e5m2", "fp8_e4m3", "mxfp8", "bf16", "bfloat16", "nvfp4", "fp4_mx_block16")
 SIM_ENGINE = "sim"
-REDACTED = "<redacted>"
-SECRET_FLAGS = ("--api-key", "--admin-api-key", "--ssl-keyfile-password")
 
 
 class ProfileError(ValueError):
@@ -280,26 +279,6 @@ def profile_to_toml(p: "Profile") -> str:
         out.append("\n[env]")
         out += [f"{k} = {_toml_value(v)}" for k, v in p.env.items()]
     return "\n".join(out).lstrip("\n") + "\n"
-
-
-def redact_argv(argv: list[str]) -> list[str]:
-    """Replace the values of secret flags (`--api-key X`, `--api-key=X`) with '<redacted>'."""
-    out: list[str] = []
-    skip = False
-    for a in argv:
-        if skip:
-            out.append(REDACTED)
-            skip = False
-            continue
-        hit = next((f for f in SECRET_FLAGS if a == f or a.startswith(f + "=")), None)
-        if hit and a == hit:
-            out.append(a)
-            skip = True
-        elif hit:
-            out.append(f"{hit}={REDACTED}")
-        else:
-            out.append(a)
-    return out
 
 
 # --- loading ---------------------------------------------------------------------------------

@@ -27,11 +27,10 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from console import __version__
-from console.core.launch.profile import REDACTED, redact_argv
+from console.core.redaction import redact_mapping
 from console.core.measure.records import RequestRecord
 
 SESSION_SCHEMA = 1
-SECRET_KEYS = ("api_key", "admin_api_key", "ssl_keyfile_password")
 
 
 def utc_stamp(t: float | None = None) -> str:
@@ -41,25 +40,6 @@ def utc_stamp(t: float | None = None) -> str:
 def slugify(s: str, limit: int = 40) -> str:
     s = re.sub(r"[^A-Za-z0-9._-]+", "-", s).strip("-").lower()
     return s[:limit] or "x"
-
-
-def redact_mapping(d: Any) -> Any:
-    """Deep copy with secret values replaced (keys named like api keys; argv-like strings)."""
-    if isinstance(d, dict):
-        out = {}
-        for k, v in d.items():
-            if k in SECRET_KEYS and v:
-                out[k] = REDACTED
-            elif k == "launch_command" and isinstance(v, str):
-                out[k] = " ".join(redact_argv(v.split(" ")))
-            else:
-                out[k] = redact_mapping(v)
-        return out
-    if isinstance(d, list):
-        if d and all(isinstance(x, str) for x in d) and any(x.startswith("--") for x in d):
-            return redact_argv(d)
-        return [redact_mapping(x) for x in d]
-    return d
 
 
 def write_json(path: Path, obj: Any) -> None:
