@@ -1,6 +1,6 @@
 """Command line of the engine twin: sglang 0.5.23's `launch_server` flags plus the twin's own `--sim-*` flags.
 
-Parsing uses the pinned flag catalogue (`console.core.engine.flags`), so a command line the twin accepts is one the
+Parsing uses the pinned flag catalogue (`console.core.launch.flags`), so a command line the twin accepts is one the
 real 0.5.23 parser accepts too; unknown flags are argparse errors (exit status 2), as in sglang.
 
 `resolve_server_args` then fills in what sglang's resolution hooks would (a documented subset of
@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from console.core.engine.flags import build_parser, pinned_catalogue
+from console.core.launch.flags import build_parser, pinned_catalogue
 
 from .deployment import Deployment
 from .faultspec import FaultSpec, FaultSpecError, parse_faults

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from console.cli import main
-from console.core.engine.flags import pinned_catalogue
+from console.core.launch.flags import pinned_catalogue
 from console.core.launch.check import check_flags, check_profile
 from console.core.launch.profile import load_profile
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from console.core.engine.flags import pinned_catalogue
+from console.core.launch.flags import pinned_catalogue
 from console.sim.args import ResolutionError, build_sim_parser, parse_argv, resolve_server_args
 from console.sim.cli import main
 from console.sim.deployment import load_deployment

@@ -15,7 +15,7 @@ from typing import Callable
 
 import pytest
 
-from console.core.engine.flags import FlagCatalogue, pinned_catalogue
+from console.core.launch.flags import FlagCatalogue, pinned_catalogue
 from console.core.launch.catalogue_cache import cache_file, resolve_catalogue
 from console.core.launch.check import check_profile
 from console.core.launch.profile import Drafter, Profile

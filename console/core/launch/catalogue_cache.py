@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from console.core.engine.flags import INTROSPECT_SCRIPT, FlagCatalogue, pinned_catalogue
+from console.core.launch.flags import INTROSPECT_SCRIPT, FlagCatalogue, pinned_catalogue
 from console.core.launch.profile import SIM_ENGINE
 
 CACHE_FORMAT = 1

@@ -32,7 +32,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from console.core.engine.flags import PINNED_VERSION, FlagCatalogue, FlagSpec, build_parser, pinned_catalogue
+from console.core.launch.flags import PINNED_VERSION, FlagCatalogue, FlagSpec, build_parser, pinned_catalogue
 from console.core.launch.catalogue_cache import CatalogueResolution, Runner, resolve_catalogue
 from console.core.launch.profile import Profile
 from console.core.launch.rules import (

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-from console.core.engine.flags import FlagCatalogue
+from console.core.launch.flags import FlagCatalogue
 
 Version = tuple[int, ...]
 
