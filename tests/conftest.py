@@ -49,6 +49,18 @@ def pytest_configure(config: pytest.Config) -> None:
                                 f"with `env -u {' -u '.join(set_)} .venv/bin/python -m pytest`")
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A skipped test is a failure here (the project forbids silent skips): a test that cannot run says how to make
+    it run (pytest.fail with a one-line how-to) or carries a marker deselected in pyproject's addopts."""
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.skipped and not hasattr(rep, "wasxfail"):
+        why = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+        rep.outcome = "failed"
+        rep.longrepr = f"skipped tests are forbidden (fail with a how-to, or a deselected marker): {why}"
+
+
 @pytest.fixture(autouse=True)
 def stray_writes():
     """A test that wrote into the default sessions directory (no --sessions / sessions= given) fails here."""
