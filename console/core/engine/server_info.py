@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from console.core.arm import Arm
+
 SIM_PREFIX = "sim:"
 
 
@@ -82,6 +84,11 @@ class ServerInfo:
     """Server-LIFETIME mean since boot or the last /flush_cache: shown as such, never used for a cell."""
     enable_metrics: bool
     launch_command: str | None
+
+    @property
+    def arm(self) -> Arm:
+        """The speculative configuration the server resolved and runs (core/arm.py)."""
+        return Arm.from_server_info(self.raw)
 
     @property
     def simulated(self) -> bool:

@@ -1,7 +1,9 @@
 """Flips: derive the next arm from the running one by changing one knob — draft depth, drafter family or KV
 dtype. Each flip is a relaunch (SGLang cannot change these at runtime, reference §2 /set_internal_state).
 
-A flip returns a new `Profile` (name `<base>~<change>`) plus a one-line reason when the flip is not possible.
+A flip returns a new `Profile` named for what it is (`arm_name`): the name of the profile in profiles/ with the same
+model and arm when there is one (flipping d5 back up gives `k26-eagle3-d6` itself), else the model's tag and the
+arm's slug (`k26-dflash-b16-fp8kv`); a one-line reason when the flip is not possible.
 The diff shown before confirming is `profile_diff` (fields) and `argv_diff` (flags), both computed here.
 """
 
@@ -35,12 +37,41 @@ class Flip:
         return f"{self.before.name} → {self.after.name}"
 
 
-def _name(base: Profile, suffix: str) -> str:
-    root = base.name.split("~", 1)[0]
-    return f"{root}~{suffix}"
+FAMILY_TOKENS = ("nospec", "eagle3", "eagle", "dflash", "ngram", "standalone")
 
 
-def flip_depth(p: Profile, delta: int) -> Flip:
+def model_tag(p: Profile) -> str:
+    """The part of a profile's name that names the model and node, not the arm: `k26` of `k26-eagle3-d6`."""
+    name = p.name.split("~", 1)[0]
+    slug = p.arm.slug()
+    if name.endswith("-" + slug):
+        return name[: -len(slug) - 1]
+    parts = name.split("-")
+    for i, part in enumerate(parts):
+        if i and part in FAMILY_TOKENS:
+            return "-".join(parts[:i])
+    return name
+
+
+def arm_name(after: Profile, before: Profile, directory: Path | None = None) -> str:
+    """The name that says what `after` is: an existing profile of the same model and arm, else tag + slug."""
+    d = directory or profiles_dir()
+    arm = after.arm
+    for f in sorted(d.glob("*.toml")):
+        try:
+            q = load_profile(f)
+        except ProfileError:
+            continue
+        if q.model_path == after.model_path and q.arm == arm:
+            return q.name
+    return f"{model_tag(before)}-{arm.slug()}"
+
+
+def _named(after: Profile, before: Profile, directory: Path | None = None) -> Profile:
+    return replace(after, name=arm_name(after, before, directory))
+
+
+def flip_depth(p: Profile, delta: int, directory: Path | None = None) -> Flip:
     """Depth ±1 for autoregressive drafters (draft tokens follow steps + 1 when topk = 1); for DFLASH the
     block size moves along 4, 8, 16, 32."""
     d = p.drafter
@@ -55,7 +86,7 @@ def flip_depth(p: Profile, delta: int) -> Flip:
             raise FlipError(f"DFLASH block {cur} is already the {'largest' if delta > 0 else 'smallest'} offered "
                             f"({', '.join(map(str, DFLASH_BLOCKS))})")
         new = replace(d, draft_tokens=ladder[i])
-        after = replace(p, name=_name(p, f"b{ladder[i]}"), drafter=new)
+        after = _named(replace(p, drafter=new), p, directory)
     elif d.family in ("eagle3", "eagle", "standalone"):
         steps = d.steps if d.steps is not None else DEFAULT_DEPTH.get(d.family, 3)
         ns = steps + (1 if delta > 0 else -1)
@@ -64,7 +95,7 @@ def flip_depth(p: Profile, delta: int) -> Flip:
         topk = d.topk if d.topk is not None else 1
         dt = ns + 1 if topk == 1 else d.draft_tokens
         new = replace(d, steps=ns, topk=topk, draft_tokens=dt)
-        after = replace(p, name=_name(p, f"d{ns}"), drafter=new)
+        after = _named(replace(p, drafter=new), p, directory)
     else:
         raise FlipError(f"depth flips are defined for EAGLE/EAGLE3/STANDALONE and DFLASH, not {d.family}")
     validate(after)
@@ -94,20 +125,18 @@ def flip_family(p: Profile, directory: Path | None = None) -> Flip:
     cur = p.drafter.family if p.drafter.family in FAMILY_CYCLE else "none"
     nxt = FAMILY_CYCLE[(FAMILY_CYCLE.index(cur) + 1) % len(FAMILY_CYCLE)]
     if nxt == "none":
-        after = replace(p, name=_name(p, "nospec"), drafter=Drafter())
+        after = _named(replace(p, drafter=Drafter()), p, directory)
     else:
-        dr = _draft_model_for(p, nxt, directory)
-        tag = f"b{dr.draft_tokens}" if nxt == "dflash" else f"d{dr.steps}"
-        after = replace(p, name=_name(p, f"{nxt}-{tag}"), drafter=dr)
+        after = _named(replace(p, drafter=_draft_model_for(p, nxt, directory)), p, directory)
     validate(after)
     return Flip("family", p, after)
 
 
-def flip_kv(p: Profile) -> Flip:
+def flip_kv(p: Profile, directory: Path | None = None) -> Flip:
     """Next KV-cache dtype in auto (the model's native bf16) ↔ fp8_e4m3."""
     cur = p.kv_cache_dtype if p.kv_cache_dtype in KV_CYCLE else "auto"
     nxt = KV_CYCLE[(KV_CYCLE.index(cur) + 1) % len(KV_CYCLE)]
-    after = replace(p, name=_name(p, f"kv-{nxt}"), kv_cache_dtype=nxt)
+    after = _named(replace(p, kv_cache_dtype=nxt), p, directory)
     validate(after)
     return Flip("kv", p, after)
 
@@ -127,6 +156,24 @@ def profile_diff(a: Profile, b: Profile) -> list[tuple[str, object, object]]:
         if x != y:
             out.append((label, x, y))
     return out
+
+
+UNSET = "— (unset)"
+"""How a field the arm does not have reads in a flip diff (a DFLASH arm has no draft steps; never Python's None)."""
+
+
+def diff_value(v: object) -> str:
+    """A profile field's value as the flip diff prints it: None is unset, booleans read yes/no."""
+    if v is None or v == "":
+        return UNSET
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v)
+
+
+def profile_diff_text(a: Profile, b: Profile) -> list[tuple[str, str, str]]:
+    """`profile_diff` with its values as the flip diff prints them (`diff_value`)."""
+    return [(field, diff_value(x), diff_value(y)) for field, x, y in profile_diff(a, b)]
 
 
 def argv_diff(a: Profile, b: Profile) -> tuple[list[str], list[str]]:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from console.core.arm import Arm
+
 
 FAMILIES = ("none", "eagle3", "eagle", "dflash", "ngram", "standalone")
 ALGORITHM = {"eagle3": "EAGLE3", "eagle": "EAGLE", "dflash": "DFLASH", "ngram": "NGRAM", "standalone": "STANDALONE"}
@@ -85,6 +87,13 @@ class Profile:
     """One host per node rank for `{host}` (multi-node); default: server.host."""
     dist_init_addr: str | None = None
     """host:port of rank 0 for torch.distributed (required when model.nnodes > 1)."""
+
+    @property
+    def arm(self) -> Arm:
+        """The speculative configuration this profile asks for (core/arm.py)."""
+        d = self.drafter
+        return Arm.from_drafter(d.family, model=d.model, steps=d.steps, topk=d.topk, draft_tokens=d.draft_tokens,
+                                kv_dtype=self.kv_cache_dtype, adaptive="--speculative-adaptive" in self.extra_args)
 
     @property
     def is_sim(self) -> bool:
