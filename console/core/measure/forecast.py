@@ -68,6 +68,20 @@ def extend_positions(p: Sequence[float], k: int) -> list[float]:
     return out
 
 
+LIST_FLOOR = 0.005
+"""An extrapolated p_i below this prints as 0.00: a forecast lists it no more (one line says how many)."""
+
+
+def listed_positions(p: Sequence[float], k: int, floor: float = LIST_FLOOR) -> tuple[list[float], int]:
+    """The p_1..p_k a forecast lists: every measured one, then the extrapolated ones while they are ≥ `floor`;
+    and how many extrapolated positions past those were left out (each would read 0.00)."""
+    ext = extend_positions(p, k)
+    n = min(len(p), k)
+    while n < len(ext) and ext[n] >= floor:
+        n += 1
+    return ext[:n], len(ext) - n
+
+
 def draft_positions(family: str, depth: int) -> int:
     """Draft positions verified per step at a depth as operators name it: EAGLE-like drafters propose `steps`
     tokens (positions 1..steps); a DFLASH block of B verifies B − 1 drafted tokens after the anchor token."""
