@@ -17,7 +17,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from console.core.measure.cell import ANCHOR_PROTOCOL, CellProtocol
 from console.core.runtime import Event, IoThread, Runtime
@@ -25,6 +25,7 @@ from console.core.measure.plots import sparkline
 from console.ui import render
 from console.core.exits import EXIT_ENGINE, EXIT_OK, describe, exit_code
 from console.ui.messages import CommandDone, CommandFailed, RuntimeEvent
+from console.ui.widgets.footer import NARROW_BELOW as FOOTER_NARROW_BELOW, ConsoleFooter
 from console.ui.screens.help import HelpScreen
 from console.ui.screens.logs import LogScreen
 from console.ui.screens.run_cell import RunCellScreen
@@ -38,6 +39,21 @@ RuntimeFactory = Callable[[Callable[[Event], None]], Runtime]
 
 BUSY_STREAMS = 16
 """Requests in flight from which the dashboard repaints at 2 Hz instead of 4 (timing fidelity, tests/bench)."""
+
+SHORT_BELOW = 36
+"""Terminal heights below this get the compact dashboard (80×24): every panel in a few lines, so status, live
+tok/s, τ with the acceptance curve, and the cell's progress and median are all on screen without a key."""
+
+NARROW_BELOW = FOOTER_NARROW_BELOW
+"""Terminal widths below this keep the footer to one line: forecast (d), log (l) and the palette key (ctrl+p)
+leave it (their keys still work, and help lists them)."""
+
+FOOTER_OPTIONAL = frozenset({"forecast", "logs"})
+
+TOAST_WIDTH, TOAST_CHROME = 60, 3
+"""Textual's toast: 60 columns, at most half the screen; its left border and padding take 3."""
+
+DEPTH = Binding.Group("depth", compact=True)
 
 PANEL_TIPS = {
     "server": "1 maximizes · the arm the server actually runs, read back from /server_info",
@@ -66,26 +82,36 @@ class Panel(Static):
         super().__init__("", **kw)
         self.border_title = title
 
+    def on_resize(self) -> None:
+        """A panel's body is fitted to its size, known only after a layout: re-render on the next refresh."""
+        app = self.app
+        if isinstance(app, ConsoleApp):
+            app._panel_keys.pop(f"#{self.id}", None)
+            app._last_sig = None
+            app.call_after_refresh(app.refresh_state)
+
 
 class ConsoleApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "serving-console"
     BINDINGS = [
-        Binding("r", "run_cell", "run cell"),
+        Binding("r", "run_cell", "run"),
         Binding("a", "run_anchor", "anchor", show=False),
         Binding("s", "stop_cell", "stop cell", show=False),
-        Binding("minus", "flip('depth-')", "depth−"),
-        Binding("plus", "flip('depth+')", "depth+"),
+        Binding("minus", "flip('depth-')", "depth−", group=DEPTH),
+        Binding("plus", "flip('depth+')", "depth+", group=DEPTH),
         Binding("left_square_bracket", "flip('depth-')", "depth−", show=False),
         Binding("right_square_bracket", "flip('depth+')", "depth+", show=False),
         Binding("f", "flip('family')", "drafter"),
-        Binding("k", "flip('kv')", "KV dtype"),
+        Binding("k", "flip('kv')", "KV"),
         Binding("p", "pair", "pair"),
         Binding("c", "chat", "chat"),
         Binding("C", "chat_both", "chat A|B", show=False),
         Binding("b", "sessions", "sessions"),
         Binding("d", "forecast", "forecast"),
-        Binding("l", "logs", "logs"),
+        Binding("d", "forecast('key')", "forecast", show=False),  # d when the footer is too narrow to show it
+        Binding("l", "logs", "log"),
+        Binding("l", "logs('key')", "log", show=False),
         Binding("question_mark", "help", "help"),
         Binding("1", "maximize('server')", "server", show=False),
         Binding("2", "maximize('throughput')", "throughput", show=False),
@@ -99,6 +125,8 @@ class ConsoleApp(App[int]):
         Binding("ctrl+q", "quit_console", "quit", show=False, priority=True),
     ]
     REFRESH_S = 0.25
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_BELOW, "-tall")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
 
     def __init__(self, runtime_factory: RuntimeFactory, *, io: IoThread | None = None, start_runtime: bool = True,
                  clock: Callable[[], float] = time.monotonic, auto_anchor: bool = True) -> None:
@@ -139,7 +167,7 @@ class ConsoleApp(App[int]):
             yield Static("", id="arms")
             yield Panel("cell", id="cell")
         yield Static("", id="statusbar")
-        yield Footer()
+        yield ConsoleFooter(id="dashboard-footer")
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -168,7 +196,21 @@ class ConsoleApp(App[int]):
     def on_resize(self) -> None:
         self._panel_keys.clear()
         self._last_sig = None
+        self.refresh_bindings()  # d and l leave or rejoin the footer (check_action)
         self.call_after_refresh(self.refresh_state)
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every toast of the console (screens' too) is wrapped to the toast's width here: at spaces, and in a path
+        after a '/', never inside a name (the terminal's own folding broke 'cel' / 'l-002-…')."""
+        width = min(TOAST_WIDTH, self.size.width // 2) - TOAST_CHROME
+        super().notify(render.wrap_breakable(message, width), title=title, severity=severity, timeout=timeout,
+                       markup=markup)
+
+    @property
+    def compact(self) -> bool:
+        """The 80×24 dashboard: panels render their few-line forms (a maximized panel keeps its full form)."""
+        return self.size.height < SHORT_BELOW
 
     def on_unmount(self) -> None:
         if self._io is not None and not self._quitting:
@@ -230,7 +272,8 @@ class ConsoleApp(App[int]):
         sig = (st.phase, id(st.live), id(st.metrics), id(st.gpu), id(st.server), st.error, len(st.arms),
                None if c is None else (id(c), c.done, c.status), len(st.cells_done), st.relaunching,
                id(st.startup), st.startup_elapsed_s, len(st.preflight),
-               int(now - st.ready_at) // 60 if st.ready_at is not None else None, self.size)
+               int(now - st.ready_at) // 60 if st.ready_at is not None else None, self.size,
+               self._layout_sig())
         if sig == self._last_sig:
             return  # nothing the dashboard shows has changed since the last tick
         self._ticks += 1
@@ -261,35 +304,54 @@ class ConsoleApp(App[int]):
         live, m, g = st.live, st.metrics, st.gpu
         w_thr, w_acc, w_kv = inner("#throughput", 40), inner("#acceptance", 40), inner("#kv", 30)
         spark_w = max(8, w_thr - 1)
-        self._update("#server", (st.phase, st.error, srv, st.simulated, st.sim_time_scale, st.profile_name,
-                                 st.base_url, len(st.workers)), lambda: render.server_panel(st))
-        thr_key = (w_thr, None if live is None else (
+        maxed = getattr(self.screen_stack[0], "maximized", None) if self.screen_stack else None
+
+        def compact(pid: str) -> bool:
+            return self.compact and (maxed is None or maxed.id != pid)
+
+        cs, ct, ca, ck, cg, cc = (compact(p) for p in ("server", "throughput", "acceptance", "kv", "gpu", "cell"))
+        self._update("#server", (cs, st.phase, st.error, srv, st.simulated, st.sim_time_scale, st.profile_name,
+                                 st.base_url, len(st.workers)), lambda: render.server_panel(st, compact=cs))
+        thr_key = (ct, w_thr, None if live is None else (
             round(live.rolling_tok_s or 0.0, 1), round(live.recent_median_tok_s or 0.0, 1),
-            tuple((r.request_id, r.tokens) for r in live.running[:6]), len(live.running),
+            tuple((r.request_id, r.tokens, r.tok_s is None) for r in live.running[:6]), len(live.running),
             sparkline(live.rolling_history, spark_w)),
             None if m is None else m.gen_throughput)
-        self._update("#throughput", thr_key, lambda: render.throughput_panel(st, spark_width=spark_w))
-        acc_key = (w_acc, srv, None if live is None else (
+        self._update("#throughput", thr_key, lambda: render.throughput_panel(st, spark_width=spark_w, compact=ct))
+        acc_key = (ca, w_acc, srv, None if live is None else (
             live.recent_n, live.recent_tau, live.recent_positions, sparkline(live.tau_history, 24)))
-        self._update("#acceptance", acc_key, lambda: render.acceptance_panel(st, width=max(6, w_acc - 16)))
-        kv_key = (w_kv, srv, st.metrics_error, None if m is None else (
+        self._update("#acceptance", acc_key, lambda: render.acceptance_panel(st, width=max(6, w_acc - 16),
+                                                                             compact=ca))
+        kv_key = (ck, w_kv, srv, st.metrics_error, None if m is None else (
             m.token_usage, m.num_used_tokens, m.num_running_reqs, m.num_queue_reqs, m.max_total_num_tokens))
-        self._update("#kv", kv_key, lambda: render.kv_panel(st, width=max(6, w_kv - 11)))
-        gpu_key = (srv, None if g is None else (g.state, g.message, tuple(
+        self._update("#kv", kv_key, lambda: render.kv_panel(st, width=max(3, w_kv - (12 if ck else 11)),
+                                                            compact=ck))
+        gpu_key = (cg, srv, None if g is None else (g.state, g.message, tuple(
             (d.index, round(d.mem_used_gib or 0, 1), d.util_pct, round(d.power_w or 0), d.temp_c,
              tuple((p.pid, round(p.used_gib or 0, 1), p.foreign) for p in d.processes)) for d in g.gpus)))
-        self._update("#gpu", gpu_key, lambda: render.gpu_panel(st))
-        self._update("#arms", tuple((a.profile, a.anchor_median_tok_s, a.anchor_tau, a.kv_capacity_tokens,
-                                     a.anchor_pct) for a in st.arms), lambda: render.arms_strip(st))
+        self._update("#gpu", gpu_key, lambda: render.gpu_panel(st, compact=cg))
+        w_arms = inner("#arms", max(20, self.size.width - 2))
+        self._update("#arms", (w_arms, tuple((a.profile, a.anchor_median_tok_s, a.anchor_tau, a.kv_capacity_tokens,
+                                              a.anchor_pct) for a in st.arms)), lambda: render.arms_strip(st, w_arms))
         last = st.cells_done[-1] if st.cells_done else None
         shown = st.cell if st.cell and st.cell.running else None
         c = shown or last
         cell_h = self.query_one("#cell").content_size.height
         w_cell = inner("#cell", 60)
-        cell_key = (cell_h, w_cell, None if c is None else (id(c), c.done, c.status, len(c.rows), id(c.summary),
-                                                           c.forecast_cmp is not None))
-        self._update("#cell", cell_key, lambda: render.cell_panel(shown, last, max_rows=max(3, cell_h - 9),
-                                                                  dist_width=w_cell - 20))
+        cell_key = (cc, cell_h, w_cell, None if c is None else (id(c), c.done, c.status, len(c.rows),
+                                                               id(c.summary), c.forecast_cmp is not None))
+        self._update("#cell", cell_key, lambda: render.cell_panel(
+            shown, last, dist_width=w_cell - 20, height=cell_h if cell_h > 0 else None, width=w_cell, compact=cc))
+
+    def _layout_sig(self) -> object:
+        """What the panels' fitted forms depend on besides the state: the cell's inner size (known only after a
+        layout, so a change re-renders it on the next tick) and which panel is maximized."""
+        try:
+            cell = self.query_one("#cell").content_size
+        except NoMatches:
+            return None
+        maxed = getattr(self.screen_stack[0], "maximized", None) if self.screen_stack else None
+        return cell, None if maxed is None else maxed.id
 
     # --- events ------------------------------------------------------------------------------
 
@@ -311,8 +373,9 @@ class ConsoleApp(App[int]):
         elif k == "cell_finished":
             s = msg.event.data["summary"]
             med = f"{s.median_tok_s:.1f} tok/s" if s.median_tok_s is not None else "no usable row"
-            self.notify(f"cell {msg.event.data['label']}: median {med} (n={s.n_included}); rows in "
-                        f"{msg.event.data['cell_dir']}", timeout=8)
+            where = Path(str(msg.event.data["cell_dir"] or "")).name
+            self.notify(f"cell {msg.event.data['label']}: median {med} (n={s.n_included})"
+                        + (f"; rows in {where}/ of this session" if where else ""), timeout=8)
         self.refresh_state()
 
     def on_command_failed(self, msg: CommandFailed) -> None:
@@ -349,7 +412,7 @@ class ConsoleApp(App[int]):
         if rt is not None:
             self.push_screen(SessionsScreen(rt.sessions_root, default_tax=rt.default_verify_tax_ms()))
 
-    def action_forecast(self) -> None:
+    def action_forecast(self, _via: str = "") -> None:
         """Forecast other depths from the latest measured cell of the running arm."""
         rt = self.runtime
         if rt is None:
@@ -468,6 +531,8 @@ class ConsoleApp(App[int]):
         """Dashboard keys act only on the dashboard: on another screen they are off (and out of the footer)."""
         if action in self.DASHBOARD_ACTIONS and len(self.screen_stack) > 1:
             return False
+        if action in FOOTER_OPTIONAL and not parameters and self.size.width < NARROW_BELOW:
+            return False  # out of the narrow footer; the same key's hidden binding runs the action
         return True
 
     def _can_run(self) -> bool:
@@ -497,7 +562,7 @@ class ConsoleApp(App[int]):
         self.last_protocol = proto
         self.submit("cell", self.runtime.run_cell(proto))
         self.notify(f"running {proto.prompt_set}: n={proto.n}, {proto.max_tokens} tokens, "
-                    f"T={proto.temperature}, concurrency {proto.concurrency}")
+                    f"T={proto.temperature}, concurrency {proto.concurrency}", timeout=3)
 
     def action_flip(self, kind: str) -> None:
         """Derive the flipped arm (core), show its diff and forecast, relaunch on confirmation."""
@@ -570,7 +635,7 @@ class ConsoleApp(App[int]):
 
         self.submit("pair", run_pair(rt, spec, say=say))
 
-    def action_logs(self) -> None:
+    def action_logs(self, _via: str = "") -> None:
         self.push_screen(LogScreen(self.runtime))
 
     def action_help(self) -> None:

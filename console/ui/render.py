@@ -71,8 +71,10 @@ def badge_text(state: RuntimeState) -> Text:
     return t
 
 
-def server_panel(state: RuntimeState) -> RenderableType:
+def server_panel(state: RuntimeState, compact: bool = False) -> RenderableType:
     s = state.server
+    if compact:
+        return _server_compact(state)
     t = Table.grid(padding=(0, 1))
     t.add_column(style="dim", no_wrap=True)
     t.add_column(overflow="fold")
@@ -102,8 +104,33 @@ def server_panel(state: RuntimeState) -> RenderableType:
     return t
 
 
-def throughput_panel(state: RuntimeState, spark_width: int = 48) -> RenderableType:
+def _server_compact(state: RuntimeState) -> RenderableType:
+    """The server at 80×24: status, the drafter in force, KV dtype and TP, the URL (the profile is in the header
+    and the status line)."""
+    s = state.server
+    parts: list[RenderableType] = [badge_text(state)]
+    if s is not None:
+        sp = s.spec
+        if not sp.enabled:
+            drafter = "no speculation"
+        elif sp.family == "dflash":
+            drafter = f"DFLASH · block {sp.num_draft_tokens}"
+        else:
+            drafter = f"{sp.algorithm} depth {sp.num_steps} topk {sp.topk} · {sp.num_draft_tokens} draft tok"
+        parts.append(Text(drafter, no_wrap=True, overflow="ellipsis"))
+        parts.append(Text(f"KV {s.kv_cache_dtype or 'auto'} · mem {num(s.mem_fraction_static, '.3f')} · "
+                          f"TP {s.tp_size or '?'}" + ("" if s.enable_metrics else " · metrics OFF"),
+                          style="dim", no_wrap=True, overflow="ellipsis"))
+    parts.append(Text(state.base_url or "—", style="dim", no_wrap=True, overflow="ellipsis"))
+    if state.error:
+        parts.append(Text(state.error, style="bold red", no_wrap=True, overflow="ellipsis"))
+    return Group(*parts)
+
+
+def throughput_panel(state: RuntimeState, spark_width: int = 48, compact: bool = False) -> RenderableType:
     live = state.live
+    if compact:
+        return _throughput_compact(state, spark_width)
     parts: list[RenderableType] = []
     head = Text()
     head.append("rolling 5 s  ", style="dim")
@@ -134,7 +161,45 @@ def throughput_panel(state: RuntimeState, spark_width: int = 48) -> RenderableTy
     return Group(*parts)
 
 
-def acceptance_panel(state: RuntimeState, width: int = 24) -> RenderableType:
+def _throughput_compact(state: RuntimeState, spark_width: int) -> RenderableType:
+    """Four lines: rolling rate, recent per-request median, the sparkline, the streams in flight."""
+    live = state.live
+    one = dict(no_wrap=True, overflow="ellipsis")
+    head = Text(**one)
+    head.append("rolling 5 s ", style="dim")
+    head.append(num(live.rolling_tok_s if live else None, ".1f"), style="bold cyan")
+    head.append(" tok/s", style="dim")
+    med = Text(**one)
+    med.append("median per req ", style="dim")
+    med.append(num(live.recent_median_tok_s if live else None, ".1f"), style="bold")
+    med.append(" tok/s (recent)", style="dim")
+    hist = live.rolling_history if live else ()
+    spark = Text(sparkline(hist, spark_width).rstrip() or "·" * 8, style="cyan", **one)
+    running = live.running if live else ()
+    run = Text(**one)
+    if running:
+        r = running[0]
+        run.append(f"{len(running)} running", style="bold")
+        run.append(f" · {num(r.tok_s)} tok/s · {r.tokens} tok · {r.request_id}", style="dim")
+    else:
+        run.append("idle — r runs a cell", style="dim")
+    return Group(head, med, spark, run)
+
+
+ACC_ROWS = 8
+"""Draft positions per column of the acceptance panel: DFLASH's 15 (block 16) or 31 go side by side in columns
+instead of growing the panel (which squeezed the cell below it to three rows)."""
+
+LEVELS = " ▁▂▃▄▅▆▇█"
+
+
+def levels(values: Sequence[float]) -> str:
+    """One glyph per value in [0, 1] on an absolute scale (a p_i curve read at a glance)."""
+    return "".join(LEVELS[min(len(LEVELS) - 1, max(0, int(round(v * (len(LEVELS) - 1)))))] for v in values)
+
+
+def acceptance_panel(state: RuntimeState, width: int = 24, compact: bool = False) -> RenderableType:
+    """`width`: the panel's inner width less 16 (the bar of a single-column table)."""
     live = state.live
     s = state.server
     if s is not None and not s.spec.enabled:
@@ -144,19 +209,39 @@ def acceptance_panel(state: RuntimeState, width: int = 24) -> RenderableType:
             Text("τ —  (no finished request with spec details yet)", style="dim"),
             Text("τ = 1 + Σk·h[k]/Σh  ·  p_i = Σ_{k≥i} h[k] / Σh", style="dim italic"),
         )
+    if compact:
+        return _acceptance_compact(live)
     head = Text()
     head.append("τ ", style="dim")
     head.append(f"{live.recent_tau:.2f}", style="bold green")
     head.append(f"  tokens/step · pooled over the last {live.recent_n} request(s)  ", style="dim")
     head.append(sparkline(live.tau_history, 24), style="green")
+    positions = list(live.recent_positions)
+    cond = stats.conditional_acceptance(positions)
+    cols = -(-len(positions) // ACC_ROWS)
+    rows = -(-len(positions) // cols)
+    inner = width + 16
+    bar_w = max(3, (inner - 2 * (cols - 1)) // cols - 16) if cols > 1 else width
     t = Table.grid(padding=(0, 1))
-    t.add_column("pos", style="dim", justify="right", no_wrap=True)
-    t.add_column("bar", no_wrap=True)
-    t.add_column("p", justify="right", no_wrap=True)
-    t.add_column("cond", justify="right", style="dim", no_wrap=True)
-    cond = stats.conditional_acceptance(list(live.recent_positions))
-    for i, (p, c) in enumerate(zip(live.recent_positions, cond), 1):
-        t.add_row(f"p{i}", Text(bar(p, width), style="green"), f"{p:.2f}", f"|{num(c, '.2f')}")
+    for c in range(cols):
+        if c:
+            t.add_column(no_wrap=True, width=1)  # gutter
+        t.add_column(style="dim", justify="right", no_wrap=True)
+        t.add_column(no_wrap=True)
+        t.add_column(justify="right", no_wrap=True)
+        t.add_column(justify="right", style="dim", no_wrap=True)
+    for r in range(rows):
+        cells: list[RenderableType] = []
+        for c in range(cols):
+            i = c * rows + r
+            if c:
+                cells.append("")
+            if i < len(positions):
+                p = positions[i]
+                cells += [f"p{i + 1}", Text(bar(p, bar_w), style="green"), f"{p:.2f}", f"|{num(cond[i], '.2f')}"]
+            else:
+                cells += ["", "", "", ""]
+        t.add_row(*cells)
     foot = Text("p_i = P(draft position i accepted); |cond = p_i/p_{i−1}", style="dim italic")
     parts: list[RenderableType] = [head, t, foot]
     if s is not None and s.avg_spec_accept_length is not None:
@@ -165,16 +250,49 @@ def acceptance_panel(state: RuntimeState, width: int = 24) -> RenderableType:
     return Group(*parts)
 
 
-def kv_panel(state: RuntimeState, width: int = 24) -> RenderableType:
+def _acceptance_compact(live) -> RenderableType:
+    """Three lines: τ over the recent requests, the p_i curve as glyphs with its values, the τ trend."""
+    one = dict(no_wrap=True, overflow="ellipsis")
+    positions = list(live.recent_positions)
+    head = Text(**one)
+    head.append("τ ", style="dim")
+    head.append(f"{live.recent_tau:.2f}", style="bold green")
+    head.append(f" tokens/step · last {live.recent_n} req", style="dim")
+    curve = Text(**one)
+    curve.append(f"p1–p{len(positions)} ", style="dim")
+    curve.append(levels(positions), style="green")
+    curve.append(" " + " ".join(f"{p:.2f}".lstrip("0") if p < 1 else "1.0" for p in positions))
+    trend = Text(**one)
+    trend.append("τ trend ", style="dim")
+    trend.append(sparkline(live.tau_history, 24).strip() or "·", style="green")
+    return Group(head, curve, trend)
+
+
+def kv_panel(state: RuntimeState, width: int = 24, compact: bool = False) -> RenderableType:
     s = state.server
     m = state.metrics
     cap = (s.max_total_num_tokens if s else None) or (int(m.max_total_num_tokens) if m and m.max_total_num_tokens else None)
+    usage = m.token_usage if m else None
+    used = m.num_used_tokens if m else None
+    if compact:
+        one = dict(no_wrap=True, overflow="ellipsis")
+        line = Text(**one)
+        line.append("cap ", style="dim")
+        line.append(f"{cap / 1000:,.0f}K tok" if cap else "—")
+        use = Text(**one)
+        use.append("use ", style="dim")
+        use.append(num(usage * 100 if usage is not None else None, ".1f", "% "))
+        use.append(bar(usage, max(3, width)), style="yellow")
+        q = Text(**one)
+        if state.metrics_error:
+            q.append(state.metrics_error, style="yellow")
+        elif m is not None:
+            q.append(f"{num(m.num_running_reqs, '.0f')} run · {num(m.num_queue_reqs, '.0f')} queued", style="dim")
+        return Group(line, use, q)
     t = Table.grid(padding=(0, 1))
     t.add_column(style="dim", no_wrap=True, min_width=8)
     t.add_column(overflow="fold")
     t.add_row("capacity", f"{cap:,} tokens" if cap else "—")
-    usage = m.token_usage if m else None
-    used = m.num_used_tokens if m else None
     t.add_row("in use", (f"{int(used):,} tok " if used is not None else "") + f"({num(usage * 100 if usage is not None else None, '.1f', '%')})")
     t.add_row("", Text(bar(usage, width), style="yellow"))
     if m is not None:
@@ -184,8 +302,10 @@ def kv_panel(state: RuntimeState, width: int = 24) -> RenderableType:
     return t
 
 
-def gpu_panel(state: RuntimeState) -> RenderableType:
+def gpu_panel(state: RuntimeState, compact: bool = False) -> RenderableType:
     g = state.gpu
+    if compact:
+        return _gpu_compact(state)
     parts: list[RenderableType] = []
     if g is not None and g.available and g.gpus:
         t = Table(box=None, padding=(0, 1), show_edge=False)
@@ -193,9 +313,14 @@ def gpu_panel(state: RuntimeState) -> RenderableType:
             t.add_column(col, justify=j, no_wrap=True)
         for d in g.gpus:
             t.add_row(f"{d.index} {(d.name or '?').replace('NVIDIA ', '')[:12]}",
-                      f"{num(d.mem_used_gib, '.0f')}/{num(d.mem_total_gib, '.0f')}",
+                      f"{num(d.mem_used_gib, '.1f')}/{num(d.mem_total_gib, '.1f')}",
                       num(d.util_pct, '.0f', '%'), num(d.power_w, '.0f'), num(d.temp_c, '.0f'))
         parts.append(t)
+        reserved = [d.mem_reserved_gib for d in g.gpus if d.mem_reserved_gib is not None]
+        if reserved:  # NVML v2: `used` as nvidia-smi reports it, the driver's own reservation apart
+            parts.append(Text(f"+ {max(reserved):.1f} GiB/GPU driver-reserved", style="dim"))
+        elif any(d.mem_source == "v1" for d in g.gpus):
+            parts.append(Text("used incl. driver-reserved (NVML v1)", style="dim"))
         foreign = [(d.index, p) for d in g.gpus for p in d.processes if p.foreign]
         for idx, p in foreign[:3]:
             parts.append(Text(f"foreign: GPU{idx} pid {p.pid} {p.name} {num(p.used_gib, '.1f', ' GiB')}", style="red"))
@@ -216,67 +341,202 @@ def gpu_panel(state: RuntimeState) -> RenderableType:
     return Group(*parts)
 
 
-def arms_strip(state: RuntimeState) -> Text:
-    """The arms of this session in launch order, each with its anchor and KV capacity."""
+def _gpu_compact(state: RuntimeState) -> RenderableType:
+    """Three lines: device memory and utilisation over all GPUs (or why there is none), foreign processes, the
+    engine's weights and KV cache per GPU."""
+    one = dict(no_wrap=True, overflow="ellipsis")
+    g = state.gpu
+    lines: list[Text] = []
+    if g is not None and g.available and g.gpus:
+        used = sum(d.mem_used_gib or 0 for d in g.gpus)
+        total = sum(d.mem_total_gib or 0 for d in g.gpus)
+        utils = [d.util_pct for d in g.gpus if d.util_pct is not None]
+        lines.append(Text(f"{len(g.gpus)} GPU {used:.0f}/{total:.0f} GiB", **one))
+        foreign = [p for d in g.gpus for p in d.processes if p.foreign]
+        if foreign:
+            lines.append(Text(f"{len(foreign)} foreign process(es)", style="bold red", **one))
+        else:
+            lines.append(Text(f"util {max(utils):.0f}%" if utils else "util —", style="dim", **one))
+    else:
+        msg = g.message if g is not None else "GPU telemetry starting"
+        lines.append(Text(msg.split(" (")[0].split(";")[0], style="dim", **one))
+    s = state.server
+    if s is not None and s.memory is not None:
+        mu = s.memory
+        lines.append(Text(f"weights {num(mu.weight_gb, '.1f', ' GB')}", style="dim", **one))
+        if len(lines) < 3:
+            lines.append(Text(f"KV {num(mu.kvcache_gb, '.1f', ' GB')}", style="dim", **one))
+    return Group(*lines[:3])
+
+
+def _arm_segment(a, cur: bool, full: bool) -> Text:
     t = Text()
-    if not state.arms:
-        return t
-    t.append(" arms ", style="bold")
-    for i, a in enumerate(state.arms):
-        if i:
-            t.append(" → ", style="dim")
-        cur = i == len(state.arms) - 1
-        t.append(a.profile, style="bold" if cur else "")
-        anchor = f"{a.anchor_median_tok_s:.0f} tok/s" if a.anchor_median_tok_s else "anchor pending"
-        if a.anchor_pct is not None:
-            anchor += f" ({a.anchor_pct:.0f}%)"
+    t.append(a.profile, style="bold" if cur else "")
+    anchor = f"anchor {a.anchor_median_tok_s:.0f} tok/s" if a.anchor_median_tok_s else "anchor pending"
+    if a.anchor_pct is not None:
+        anchor += f" ({a.anchor_pct:.0f}%)"
+    if full:
         kv = f"KV {a.kv_capacity_tokens / 1000:.0f}K" if a.kv_capacity_tokens else "KV —"
         t.append(f" [{anchor} · τ {num(a.anchor_tau, '.2f')} · {kv}]", style="dim")
+    else:
+        t.append(f" [{anchor}]", style="dim")
     return t
 
 
+def arms_strip(state: RuntimeState, width: int | None = None) -> Text:
+    """The arms of this session in launch order, each with its anchor cell's median (labelled 'anchor': it is
+    not the last cell's figure), τ and KV capacity — on one line: when they do not fit `width`, earlier arms
+    lose τ and KV, then the oldest are elided ('+N earlier')."""
+    t = Text(no_wrap=True, overflow="ellipsis")
+    if not state.arms:
+        return t
+    arms = list(state.arms)
+    n = len(arms)
+
+    def build(skip: int, full_earlier: bool) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(" arms ", style="bold")
+        if skip:
+            out.append(f"+{skip} earlier → ", style="dim")
+        for i in range(skip, n):
+            if i > skip:
+                out.append(" → ", style="dim")
+            cur = i == n - 1
+            out.append_text(_arm_segment(arms[i], cur, full=cur or full_earlier))
+        return out
+
+    if width is None:
+        return build(0, True)
+    for skip in range(n):
+        for full in ((True, False) if skip == 0 else (False,)):
+            cand = build(skip, full)
+            if cand.cell_len <= width:
+                return cand
+    return build(n - 1, False)
+
+
+def fit_path(path: str, width: int) -> str:
+    """A path in `width` columns: whole when it fits, else '…' and its tail (the cell's own folder last)."""
+    if len(path) <= width:
+        return path
+    return "…" + path[-(max(1, width - 1)):]
+
+
 def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_rows: int = 8,
-               dist_width: int = 40) -> RenderableType:
+               dist_width: int = 40, height: int | None = None, width: int | None = None,
+               compact: bool = False) -> RenderableType:
+    """The running (or last) cell. With `height` (the panel's inner lines) every part is fitted in that many
+    lines, by priority: progress line, median line, p_i, forecast check, then the latest rows (≥ 3 when there is
+    room), the distribution, the rows path, then more rows. `compact` (80×24) puts the median right under the
+    progress line, so both read first."""
     c = cell if cell is not None else last
     if c is None:
         return Text("no cell yet — r runs a cell (choose set and protocol), a runs the health anchor; "
                     "rows land in sessions/", style="dim")
-    head = Text()
+    one = dict(no_wrap=True, overflow="ellipsis")
+    head = Text(**one)
     head.append(c.label, style="bold")
     head.append(f"  {c.done}/{c.total}  ", style="")
     head.append(c.status or "", style="dim")
     rows = c.rows
-    t = Table(box=None, padding=(0, 1), show_edge=False)
-    for col, j in (("request", "left"), ("TTFT s", "right"), ("tok/s", "right"), ("τ", "right"), ("out", "right"),
-                   ("note", "left")):
-        t.add_column(col, justify=j, no_wrap=True)
-    for r in rows[-max_rows:]:
-        note = r.error or ",".join(r.flags)
-        t.add_row(r.request_id[:22], num(stats.ttft_s(r), ".3f"), num(stats.output_tok_s(r)),
-                  num(stats.request_tau(r), ".2f"), num(r.completion_tokens, "d"), Text(note[:40], style="red" if r.error else "yellow"))
-    parts: list[RenderableType] = [head, t]
     s = c.summary or stats.summarize(rows)
-    foot = Text()
+    foot = Text(**one) if height is not None else Text()
     foot.append("median ", style="dim")
     foot.append(num(s.median_tok_s), style="bold cyan")
     foot.append(f" tok/s (interp., n={s.n_included})  p10 {num(s.p10_tok_s)}  p90 {num(s.p90_tok_s)}  ", style="dim")
     foot.append(f"TTFT med {num(s.ttft_median_s, '.3f', ' s')}  τ {num(s.tau, '.2f')}", style="dim")
-    parts.append(foot)
     speeds = [v for v in (stats.output_tok_s(r) for r in rows if r.ok and not r.flags) if v is not None]
-    if len(speeds) >= 2:
-        parts.append(distribution(speeds, width=max(8, min(60, dist_width))))
+    dist = distribution(speeds, width=max(8, min(60, dist_width))) if len(speeds) >= 2 else None
+    pi = None
     if s.per_position_acceptance:
-        parts.append(Text("p_i " + " ".join(f"{x:.2f}" for x in s.per_position_acceptance)
-                          + f"   Σp_i/K {num(s.accept_rate_check, '.3f')} vs server accept rate "
-                          + num(s.server_accept_rate, '.3f'), style="dim"))
+        pi = Text("p_i " + " ".join(f"{x:.2f}" for x in s.per_position_acceptance)
+                  + f"   Σp_i/K {num(s.accept_rate_check, '.3f')} vs server accept rate "
+                  + num(s.server_accept_rate, '.3f'), style="dim", **(one if height is not None else {}))
+    fc = None
     if c.forecast_cmp:
         f = c.forecast_cmp
-        parts.append(Text(f"forecast made before the flip: depth {f['depth']} {f['predicted_tok_s']:.1f} tok/s "
-                          f"(τ {f['predicted_tau']:.2f}) · measured {f['measured_tok_s']:.1f} "
-                          f"(τ {num(f['measured_tau'], '.2f')}) · error {f['error_pct']:+.1f}%", style="bold"))
+        fc = Text(f"forecast made before the flip: depth {f['depth']} {f['predicted_tok_s']:.1f} tok/s "
+                  f"(τ {f['predicted_tau']:.2f}) · measured {f['measured_tok_s']:.1f} "
+                  f"(τ {num(f['measured_tau'], '.2f')}) · error {f['error_pct']:+.1f}%", style="bold",
+                  **(one if height is not None else {}))
+    path = None
     if c.cell_dir:
-        parts.append(Text(f"rows → {c.cell_dir}/rows.jsonl", style="dim"))
+        p = f"{c.cell_dir}/rows.jsonl"
+        path = Text("rows → " + (fit_path(p, width - 7) if width else p), style="dim",
+                    **(one if height is not None else {}))
+
+    def table(n: int) -> Table:
+        t = Table(box=None, padding=(0, 1), show_edge=False)
+        for col, j in (("request", "left"), ("TTFT s", "right"), ("tok/s", "right"), ("τ", "right"),
+                       ("out", "right"), ("note", "left")):
+            t.add_column(col, justify=j, no_wrap=True)
+        for r in (rows[-n:] if n else []):
+            note = r.error or ",".join(r.flags)
+            t.add_row(r.request_id[:22], num(stats.ttft_s(r), ".3f"), num(stats.output_tok_s(r)),
+                      num(stats.request_tau(r), ".2f"), num(r.completion_tokens, "d"),
+                      Text(note[:40], style="red" if r.error else "yellow"))
+        return t
+
+    if height is None:
+        n_rows = max_rows
+        show = {"pi": pi is not None, "fc": fc is not None, "dist": dist is not None, "path": path is not None}
+    else:
+        left = max(2, height) - 2  # progress + median always
+        show = {}
+        for key, need, there in (("pi", 1, pi is not None), ("fc", 1, fc is not None)):
+            show[key] = there and left >= need
+            left -= need if show[key] else 0
+        n_rows = min(len(rows), 3, max(0, left - 1)) if rows else 0
+        left -= (n_rows + 1) if n_rows else 0
+        for key, need, there in (("dist", 2, dist is not None), ("path", 1, path is not None)):
+            show[key] = there and left >= need
+            left -= need if show[key] else 0
+        if n_rows:
+            more = min(len(rows) - n_rows, left)
+            n_rows += more
+        elif rows and left >= 2:
+            n_rows = min(len(rows), left - 1)
+    parts: list[RenderableType] = [head]
+    body: list[RenderableType] = [table(n_rows)] if (n_rows or height is None) else []
+    tail: list[RenderableType] = []
+    if show["dist"]:
+        tail.append(dist)
+    if show["pi"]:
+        tail.append(pi)
+    if show["fc"]:
+        tail.append(fc)
+    if compact:
+        parts += [foot] + [x for x in (pi if show["pi"] else None, fc if show["fc"] else None) if x is not None]
+        parts += body + ([dist] if show["dist"] else [])
+    else:
+        parts += body + [foot] + tail
+    if show["path"]:
+        parts.append(path)
     return Group(*parts)
+
+
+def wrap_breakable(text: str, width: int) -> str:
+    """`text` wrapped at `width` columns for a toast: words break at spaces, paths also after a '/', never inside
+    a name (a name longer than the width stays whole and is folded by the terminal, as before)."""
+    if width < 8:
+        return text
+    out_lines: list[str] = []
+    for para in text.split("\n"):
+        tokens: list[tuple[str, bool]] = []  # (piece, joins the previous piece without a space)
+        for word in para.split(" "):
+            pieces = word.replace("/", "/\x00").split("\x00") if len(word) > width and "/" in word else [word]
+            for k, piece in enumerate(p for p in pieces if p):
+                tokens.append((piece, k > 0))
+        line = ""
+        for piece, joined in tokens:
+            sep = "" if joined or not line else " "
+            if line and len(line) + len(sep) + len(piece) > width:
+                out_lines.append(line)
+                line = piece
+            else:
+                line += sep + piece
+        out_lines.append(line)
+    return "\n".join(out_lines)
 
 
 def startup_panel(state: RuntimeState, width: int = 40) -> RenderableType:

@@ -53,7 +53,7 @@ def test_journey_start_anchor_cell_flip_quit(tmp_path):
     try:
         t.wait(r"launching k26-eagle3-d6", 30)                       # startup phases
         t.wait(r"READY\s+SIMULATED", 60)                             # the dashboard
-        s = t.wait(r"arms k26-eagle3-d6 \[\d+ tok/s", 60)            # the automatic anchor landed
+        s = t.wait(r"arms k26-eagle3-d6 \[anchor \d+ tok/s", 60)     # the automatic anchor landed
         assert "EAGLE3 · depth 6 · topk 1 · 7 draft tok" in s
         t.keys("r")
         t.wait(r"run a cell", 10)
@@ -64,8 +64,8 @@ def test_journey_start_anchor_cell_flip_quit(tmp_path):
         s = t.wait(r"draft depth \+1", 10)
         assert "+ --speculative-num-steps 7" in s and "forecast" in s
         t.keys("y")
-        t.wait(r"launching k26-eagle3-d6~d7", 20)
-        s = t.wait(r"arms k26-eagle3-d6 \[.*\] → k26-eagle3-d6~d7 \[\d+ tok/s", 90)   # fresh anchor on the new arm
+        t.wait(r"launching k26-eagle3-d7", 20)
+        s = t.wait(r"arms k26-eagle3-d6 \[.*\] → k26-eagle3-d7 \[anchor \d+ tok/s", 90)  # fresh anchor, new arm
         assert "EAGLE3 · depth 7 · topk 1 · 8 draft tok" in s and "p7" in s
         t.keys("c")                                                   # chat one turn with the served model
         t.wait(r"ctrl\+s|Enter sends|send", 10)
@@ -78,4 +78,32 @@ def test_journey_start_anchor_cell_flip_quit(tmp_path):
         t.wait(r"CONSOLE-EXITED-0", 30)
     finally:
         t.kill()
-    assert list(sessions.glob("*/cell-*-anchor")) and list(sessions.glob("*/k26-eagle3-d6~d7.toml"))
+    assert list(sessions.glob("*/cell-*-anchor")) and list(sessions.glob("*/k26-eagle3-d7.toml"))
+
+
+def test_journey_at_80x24_reads_status_rate_tau_and_the_cells_progress_and_median(tmp_path):
+    """At 80×24 everything an operator watches is on the dashboard without a key: the status, the live rate, τ
+    with the acceptance curve, and the cell's progress and median — read off the screen while and after it runs."""
+    sessions = tmp_path / "sessions"
+    cmd = (f"unset COLUMNS LINES; cd {REPO} && SERVING_CONSOLE_SESSIONS={sessions} {sys.executable} -m console.cli --sim-time-scale 4; "
+           f"echo CONSOLE-EXITED-$?; sleep 30")
+    t = Tmux(f"sc-journey80-{os.getpid()}", cmd, width=80, height=24)
+    try:
+        t.wait(r"READY\s+SIMULATED", 90)
+        s = t.wait(r"anchor\s+8/8\s+done", 60)                          # the anchor cell, on the dashboard
+        assert re.search(r"median \d+\.\d tok/s \(interp\., n=8\)", s)
+        assert "rolling 5 s" in s and re.search(r"τ \d\.\d\d tokens/step", s) and "p1–p6" in s
+        assert s.rstrip().splitlines()[-1].rstrip().endswith("? help  q quit")   # the footer, uncut
+        t.keys("r")
+        t.wait(r"ctrl\+r runs", 10)
+        t.keys("C-r")                                                     # the defaults: health, n 8
+        s = t.wait(r"health-n8-m128-c1\s+\d/8", 30)                       # its progress while it runs (or done)
+        s = t.wait(r"health-n8-m128-c1\s+8/8\s+done", 60)
+        cell = s[s.index("health-n8-m128-c1"):]
+        m = re.search(r"median (\d+\.\d) tok/s \(interp\., n=8\)", cell)   # the median, right under it
+        assert m and float(m.group(1)) > 0, s
+        s = t.wait(r"READY[\s\S]*rolling 5 s[\s\S]*τ \d\.\d\d[\s\S]*health-n8-m128-c1\s+8/8\s+done", 15)  # toasts gone
+        t.keys("q")
+        t.wait(r"CONSOLE-EXITED-0", 30)
+    finally:
+        t.kill()

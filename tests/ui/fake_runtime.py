@@ -31,10 +31,12 @@ def row(i: int, tok_s: float, hist: list[int], n_out: int = 128) -> RequestRecor
     return RequestRecord(request_id=f"health-{i}#{i}", prompt_id=f"health-{i}", t_first_s=t_first, t_last_s=t_last,
                          t_end_s=t_last + 0.002, first_chunk_tokens=1, completion_tokens=n_out, n_content_chunks=30,
                          prompt_tokens=80, finish_reason="length", spec_verify_ct=v, spec_num_correct_drafts=c,
-                         spec_accept_rate=c / (v * 6), spec_histogram=hist)
+                         spec_accept_rate=c / (v * (len(hist) - 1)), spec_histogram=hist)
 
 
 HISTS = [[2, 3, 3, 4, 5, 5, 8], [3, 2, 4, 4, 6, 4, 7], [1, 4, 3, 5, 4, 6, 8], [2, 2, 5, 3, 5, 5, 8]]
+DFLASH_HISTS = [[1, 1, 2, 2, 2, 3, 2, 2, 2, 1, 1, 1, 1, 0, 1, 2], [1, 2, 1, 2, 3, 2, 2, 2, 1, 2, 1, 0, 1, 1, 0, 1]]
+"""Block 16: 15 draft positions (spec_correct_drafts_histogram of 16 bins)."""
 
 
 class FakeRuntime:
@@ -42,9 +44,10 @@ class FakeRuntime:
     last_startup_s = Runtime.last_startup_s
     default_verify_tax_ms = Runtime.default_verify_tax_ms
 
-    def __init__(self, observer: Callable[[Event], None], phase: str = "ready") -> None:
+    def __init__(self, observer: Callable[[Event], None], phase: str = "ready", drafter: str = "eagle3") -> None:
         self.observer = observer
-        self.profile = resolve_profile(str(Path(__file__).resolve().parents[2] / "profiles" / "k26-eagle3-d6.toml")).with_sim()
+        name = "k26-dflash-b16" if drafter == "dflash" else "k26-eagle3-d6"
+        self.profile = resolve_profile(str(Path(__file__).resolve().parents[2] / "profiles" / f"{name}.toml")).with_sim()
         self.relaunched: list = []
         self.sessions_root = Path("/nonexistent-sessions-root")
         self.anchors = 0
@@ -52,8 +55,9 @@ class FakeRuntime:
         self.engine = None
         self.cells_run: list[CellProtocol] = []
         self.stopped = False
+        self.drafter = drafter
         self.state = RuntimeState(phase=phase, mode="launch", base_url="http://127.0.0.1:30000",
-                                  profile_name="k26-eagle3-d6", simulated=True,
+                                  profile_name=name, simulated=True,
                                   argv=["python", "-m", "console.sim", "--model-path", "moonshotai/Kimi-K2.6",
                                         "--tp-size", "4"], log_path="sessions/x/engine-1.log")
         self._fill()
@@ -63,28 +67,34 @@ class FakeRuntime:
         info = json.loads((FIX / "server_info_eagle3_tp4.json").read_text())
         info["model_path"] = "sim:moonshotai/Kimi-K2.6"
         info["served_model_name"] = "sim:moonshotai/Kimi-K2.6"
+        dflash = self.drafter == "dflash"
+        if dflash:  # the DFLASH arm of the same node: block 16, 15 draft positions
+            info.update(speculative_algorithm="DFLASH", speculative_num_steps=None, speculative_eagle_topk=None,
+                        speculative_num_draft_tokens=16, speculative_dflash_block_size=16,
+                        speculative_draft_model_path="z-lab/Kimi-K2.6-DFlash")
+        hists, ndt = (DFLASH_HISTS, 16) if dflash else (HISTS, 7)
         st.server = ServerInfo.parse(info)
         st.metrics = metrics.snapshot((FIX / "metrics_eagle3_tp4.txt").read_text())
         st.gpu = GpuSnapshot("no_driver", "no NVIDIA driver on this host (NVML Shared Library Not Found); "
                                           "showing the engine's own memory figures")
         mon = LiveMonitor()
-        mon.num_draft_tokens = 7
+        mon.num_draft_tokens = ndt
         inflight = {"tool-1#0": InFlight("tool-1#0", t_sent_ns=0, t_first_ns=240_000_000, t_last_ns=10_240_000_000, tokens=5001,
                                          first_tokens=1, prompt_tokens=10012)}
         mon.attach(inflight)
-        rows = [row(i, 470.0 + 9 * i, HISTS[i % 4]) for i in range(6)]
+        rows = [row(i, 470.0 + 9 * i, hists[i % len(hists)]) for i in range(6)]
         for r in rows:
             mon.record_finished(r)
         for k in range(40):  # a history that ramps up to ~500 tok/s
             inflight["tool-1#0"].tokens = 1 + int(125 * (k + 1) * min(1.0, 0.3 + k / 30))
             mon.tick(now=1000.0 + 0.25 * k, now_ns=10_300_000_000)
         st.live = mon.snapshot
-        st.arms.append(ArmRecord(profile="k26-eagle3-d6", label=st.server.spec.label(), kv_capacity_tokens=336000,
+        st.arms.append(ArmRecord(profile=self.profile.name, label=st.server.spec.label(), kv_capacity_tokens=336000,
                                  kv_cache_dtype="auto", startup_s=8.4, anchor_median_tok_s=492.5, anchor_tau=4.74,
                                  anchor_n=6))
         done = CellProgress(label="health", total=8, done=6, status="done", cell_dir="sessions/x/cell-001-health",
                             rows=rows, running=False, arm_index=0, prompt_set="health")
-        done.summary = stats.summarize(rows, num_draft_tokens=7)
+        done.summary = stats.summarize(rows, num_draft_tokens=ndt)
         st.cells_done.append(done)
         st.startup_elapsed_s = 8.4
         parser = StartupParser(tp=4, has_draft=True, clock=iter(range(1000)).__next__)

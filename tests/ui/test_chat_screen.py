@@ -266,7 +266,7 @@ async def test_both_arms_side_by_side(io):
         await wait_for(pilot, lambda: not app.screen._streaming)
         await pilot.pause(0.1)
         left, right = text_of(app, "#chat-col-0"), text_of(app, "#chat-col-1")
-        assert "A · k26-eagle3-d6" in left and "B · k26-eagle3-d7" in right
+        assert "A · T 0.6 · k26-eagle3-d6" in left and "B · T 0.6 · k26-eagle3-d7" in right
         assert "τ 3.92" in left and "48 tok" in left
         assert "34 tok" in right and "stop" in right
     assert len(a.history) == len(b.history) == 1

@@ -85,14 +85,15 @@ def ckey(p: Path) -> str:
 # --- browsing -----------------------------------------------------------------------------------------
 
 async def test_lists_newest_first_with_local_time_ago_pair_and_cells(sessions):
+    """Sessions, their pairs and their cells: newest first, all three (cells were listed oldest first)."""
     app = browser()
     messages = []
     async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
         await wait_for(pilot, lambda: loaded(app))
         assert [m.count for m in messages if isinstance(m, SessionsScreen.Loaded)] == [2]
         new, old = sessions["new"].name, sessions["old"].name
-        assert row_keys(app) == [f"s:{new}", f"p:{new}/pair.json", ckey(sessions["a1"]), ckey(sessions["b1"]),
-                                 ckey(sessions["math"]), f"s:{old}", ckey(sessions["old_tool"]), ckey(sessions["torn"])]
+        assert row_keys(app) == [f"s:{new}", f"p:{new}/pair.json", ckey(sessions["math"]), ckey(sessions["b1"]),
+                                 ckey(sessions["a1"]), f"s:{old}", ckey(sessions["torn"]), ckey(sessions["old_tool"])]
         text = widget_text(app, "DataTable")
         assert "05-20 14:03 12 min ago" in text and "05-20 11:05 3 h ago" in text
         assert "⇄ pair A1 B1" in text and "+6.1%" in text and "k26-eagle3-d7 faster by 6.1%" in text

@@ -27,9 +27,10 @@ from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Collapsible, Footer, Input, Label, Markdown, Static
+from textual.widgets import Button, Collapsible, Input, Label, Markdown, Static
 
 from console.core.engine.chat import ChatSession, ChatTurn, ChatUnavailable, send_to_arms, stop_all
+from console.ui.widgets.footer import ConsoleFooter
 
 Submit = Callable[[str, Coroutine[Any, Any, Any]], "concurrent.futures.Future | None"]
 
@@ -71,7 +72,7 @@ class FormModal(ModalScreen["dict[str, Any] | None"]):
     FormModal { align: center middle; }
     FormModal > Vertical { max-width: 100%; height: auto; border: round $accent; background: $surface; padding: 0 1; }
     FormModal Grid { grid-size: 2; grid-rows: 1; height: auto; margin: 1 0 0 0; }
-    FormModal .form-error { color: $error; height: 1; }
+    FormModal .form-error { color: $error; height: auto; }
     FormModal .form-buttons { height: 1; align-horizontal: right; margin-top: 1; }
     FormModal Button { margin-left: 2; }
     """
@@ -405,14 +406,29 @@ class ChatScreen(Screen[None]):
                 yield ChatColumn(i, self._column_title(i), id=f"chat-col-{i}", classes="second" if i else "")
         yield Static("", id="chat-error")
         yield Input(placeholder="message · Enter sends · /help", id="chat-input")
-        yield Footer()
+        yield ConsoleFooter()
 
     def _column_title(self, i: int) -> str | None:
+        """'B · T 0.9 · EAGLE3 depth 6 …': the temperature first, so a narrow column's ellipsis never hides it."""
         if self.n_columns == 1:
             return None
         s = self.sessions[i] if i < len(self.sessions) else None
         name = "AB"[i]
-        return f"{name} · {s.label}" if s is not None else name
+        if s is None:
+            return name
+        label = s.label or ""
+        head, sep, tail = label.rpartition(" · T ")
+        if sep and tail.replace(".", "", 1).isdigit():  # the label's own 'T 0.6' goes: the title leads with T
+            label = head
+        return f"{name} · T {s.temperature:g}" + (f" · {label}" if label else "")
+
+    def _refresh_titles(self) -> None:
+        if self.n_columns != 2:
+            return
+        for col, i in zip(self.columns(), range(2)):
+            title = col.query(".col-title")
+            if title:
+                title.first(Static).update(Text(self._column_title(i) or "", no_wrap=True, overflow="ellipsis"))
 
     def columns(self) -> list[ChatColumn]:
         return list(self.query(ChatColumn))
@@ -449,11 +465,7 @@ class ChatScreen(Screen[None]):
             self.show_error(f"{e} (sending retries)")
             return False
         self.sessions = [got] if isinstance(got, ChatSession) else list(got)[: self.n_columns]
-        if self.n_columns == 2:
-            for col, i in zip(self.columns(), range(2)):
-                title = col.query(".col-title")
-                if title:
-                    title.first(Static).update(Text(self._column_title(i) or "", no_wrap=True, overflow="ellipsis"))
+        self._refresh_titles()
         self.show_error("")
         return True
 
@@ -635,6 +647,7 @@ class ChatScreen(Screen[None]):
             for k, v in values.items():
                 setattr(s, k, v)
         self.show_error("")
+        self._refresh_titles()
         self._refresh_status()
 
     # --- actions ---------------------------------------------------------------------------

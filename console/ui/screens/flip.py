@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from console.core.launch.flips import Flip, argv_diff, profile_diff
+from console.core.launch.flips import UNSET, Flip, argv_diff, profile_diff_text
 from console.core.measure.forecast import Forecast
 
 TITLES = {"depth+": "draft depth +1", "depth-": "draft depth −1", "family": "next drafter family",
@@ -25,8 +25,8 @@ def flip_body(flip: Flip, fc: Forecast | None, fc_note: str, last_startup_s: flo
     diff.add_column("field", style="dim")
     diff.add_column("now")
     diff.add_column("after", style="bold")
-    for field, a, b in profile_diff(flip.before, flip.after):
-        diff.add_row(field, str(a), str(b))
+    for field, a, b in profile_diff_text(flip.before, flip.after):
+        diff.add_row(field, Text(a, style="dim") if a == UNSET else a, Text(b, style="dim") if b == UNSET else b)
     t.add_row(diff)
     gone, new = argv_diff(flip.before, flip.after)
     flags = Text()

@@ -20,11 +20,12 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
-from console.core.measure.forecast import extend_positions
+from console.core.measure.forecast import LIST_FLOOR, draft_positions, listed_positions
 from console.core.measure.plots import position_bars
 from console.core.sessions.browse import CellForecast, cell_forecast
+from console.ui.widgets.footer import ConsoleFooter
 
 
 def forecast_table(cf: CellForecast) -> Table:
@@ -42,16 +43,26 @@ def forecast_table(cf: CellForecast) -> Table:
                   Text(f"{pt.tok_s:.1f}", style="bold cyan" if measured else ""),
                   Text("measured" if measured else f"{delta:+.1f}%",
                        style="bold" if measured else ("green" if delta > 0 else "red")),
-                  Text(str(pt.extrapolated_positions) if pt.extrapolated_positions else "", style="yellow"))
+                  Text(extrapolated_range(cf, pt), style="yellow"))
     return t
 
 
+def extrapolated_range(cf: CellForecast, pt) -> str:
+    """Which positions a depth had to extrapolate, named: 'p16–p31' (not a bare count that read as a depth)."""
+    if not pt.extrapolated_positions:
+        return ""
+    k = draft_positions(cf.family, pt.depth)
+    first = k - pt.extrapolated_positions + 1
+    return f"p{first}" if first == k else f"p{first}–p{k}"
+
+
 def position_curve(cf: CellForecast, width: int) -> Text:
-    """p_i bars up to the deepest forecast depth: measured solid, extrapolated dim and labelled."""
+    """p_i bars up to the deepest forecast depth's last draft position (DFLASH block 32: p31): measured solid,
+    extrapolated dim and labelled; extrapolated positions that would read 0.00 are one line, not a bar each."""
     fc = cf.forecast
-    deepest = max([pt.depth for pt in fc.points] + [len(fc.positions)])
-    ext = extend_positions(fc.positions, deepest)
-    lines = position_bars(ext, width)
+    deepest = max([draft_positions(cf.family, pt.depth) for pt in fc.points] + [len(fc.positions)])
+    shown, left_out = listed_positions(fc.positions, deepest)
+    lines = position_bars(shown, width)
     t = Text()
     for i, ln in enumerate(lines):
         if i:
@@ -60,6 +71,10 @@ def position_curve(cf: CellForecast, width: int) -> Text:
             t.append(ln, style="cyan")
         else:
             t.append(ln + "  extrapolated", style="dim")
+    if left_out:
+        first = len(shown) + 1
+        name = f"p{first}" if left_out == 1 else f"p{first}–p{deepest}"
+        t.append(f"\n{name}: extrapolated below {LIST_FLOOR:g} (not listed)", style="dim")
     return t
 
 
@@ -112,7 +127,7 @@ class ForecastScreen(Screen[None]):
                           no_wrap=True, overflow="ellipsis"), id="forecast-title")
         with VerticalScroll():
             yield Static(Text("computing…", style="dim"), id="forecast-body")
-        yield Footer()
+        yield ConsoleFooter()
 
     def on_mount(self) -> None:
         self._compute()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -33,14 +36,41 @@ KEYS = (
 )
 
 
+STACK_BELOW = 120
+"""Below this width the definitions stack (name and unit, then the formula, then the note) instead of a
+three-column table whose formula column collapsed to a few characters at 80 columns."""
+
+
 def definitions_table() -> Table:
     t = Table(title="measurement definitions", title_justify="left", expand=True)
-    t.add_column("quantity", style="bold", no_wrap=True)
-    t.add_column("definition")
+    t.add_column("quantity", style="bold", ratio=2)
+    t.add_column("definition", ratio=5)
     t.add_column("unit", no_wrap=True)
     for d in DEFINITIONS:
-        t.add_row(d.name, d.formula + (f"\n[dim]{d.note}[/dim]" if d.note else ""), d.unit)
+        note = d.note
+        t.add_row(d.name, Text(d.formula) + (Text("\n" + note, style="dim") if note else Text("")), d.unit)
     return t
+
+
+def definitions_stacked() -> Group:
+    """Every definition as a block: its name and unit, the formula under it, the note under that — readable at
+    any width (each line wraps at spaces)."""
+    parts: list = [Text("measurement definitions", style="italic")]
+    for d in DEFINITIONS:
+        head = Text()
+        head.append(d.name, style="bold")
+        if d.unit:
+            head.append(f"  [{d.unit}]", style="dim")
+        parts.append(head)
+        parts.append(Padding(Text(d.formula), (0, 0, 0, 2)))
+        note = d.note
+        if note:
+            parts.append(Padding(Text(note, style="dim"), (0, 0, 0, 2)))
+    return Group(*parts)
+
+
+def definitions(width: int):
+    return definitions_stacked() if width < STACK_BELOW else definitions_table()
 
 
 def keys_table() -> Table:
@@ -62,6 +92,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(definitions_table())
+            yield Static(definitions(self.app.size.width), id="definitions")
             yield Static(keys_table())
             yield Static("[dim]escape closes[/dim]")
+
+    def on_resize(self) -> None:
+        self.query_one("#definitions", Static).update(definitions(self.app.size.width))

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from console.core.launch import flips
 from console.core.launch.profile import Profile, list_profiles
@@ -22,6 +22,7 @@ from console.core.measure.cell import CellProtocol
 from console.core.pair_runner import PairResult, PairSpec
 from console.core.sessions.report import time_scale_note
 from console.core.workload.prompts import list_sets
+from console.ui.widgets.footer import ConsoleFooter
 
 FLIP_CHOICES = (("A with depth +1", "depth+"), ("A with depth −1", "depth-"), ("A with the next drafter family", "family"),
                 ("A with the next KV dtype", "kv"))
@@ -58,7 +59,7 @@ def result_card(res: PairResult) -> Group:
         ("τ", _n(ps.a.tau, ".2f"), _n(ps.b.tau, ".2f")),
         ("implied step", _n(ps.a.implied_step_ms, ".2f", " ms"), _n(ps.b.implied_step_ms, ".2f", " ms")),
         ("KV capacity", _n(ps.a.kv_capacity_tokens, ","), _n(ps.b.kv_capacity_tokens, ",")),
-        ("$/M tokens", _n(ps.a.usd_per_m_tokens, ".2f"), _n(ps.b.usd_per_m_tokens, ".2f")),
+        ("$/M output tokens", _n(ps.a.usd_per_m_tokens, ".2f"), _n(ps.b.usd_per_m_tokens, ".2f")),
     ]
     for r in rows:
         t.add_row(*r)
@@ -121,7 +122,7 @@ class PairScreen(Screen[None]):
                 yield Button("record pair", variant="primary", id="go", compact=True)
         with VerticalScroll(id="status"):
             yield Static("", id="progress")
-        yield Footer()
+        yield ConsoleFooter()
 
     def on_mount(self) -> None:
         self.set_interval(0.25, self.refresh_status)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,7 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from console.core.measure.cell import CellProtocol
-from console.core.workload.prompts import list_sets
+from console.core.workload.prompts import PromptSetError, list_sets, load_set
+from console.ui.widgets.footer import ConsoleFooter
 
 FIELDS = (  # (id, label, attribute, parser)
     ("n", "requests n", "n", int),
@@ -23,8 +25,26 @@ FIELDS = (  # (id, label, attribute, parser)
 )
 
 
+def _tokens(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+@lru_cache(maxsize=64)
+def set_label(name: str) -> str:
+    """'tool  16 × ≈10.2k tokens in': the set's size and its median input length (o200k tokens, as pinned), so
+    the form says what a set costs before it runs (tool ≈ 10k tokens per request, health ≈ 50)."""
+    try:
+        ps = load_set(name, verify=False)
+    except (PromptSetError, OSError, ValueError):
+        return name
+    toks = sorted(p.tokens for p in ps.prompts)
+    if not toks:
+        return name
+    return f"{name}  {len(toks)} × ≈{_tokens(toks[len(toks) // 2])} tokens in"
+
+
 class RunCellScreen(ModalScreen[CellProtocol | None]):
-    BINDINGS = [Binding("escape", "cancel", "cancel"), Binding("ctrl+r", "run", "run", show=False)]
+    BINDINGS = [Binding("escape", "cancel", "cancel"), Binding("ctrl+r", "run", "run")]
     DEFAULT_CSS = """
     RunCellScreen { align: center middle; }
     RunCellScreen > Vertical { width: 64; height: auto; border: round $accent; background: $surface; padding: 0 1; }
@@ -41,12 +61,14 @@ class RunCellScreen(ModalScreen[CellProtocol | None]):
 
     def compose(self) -> ComposeResult:
         p = self.initial
-        options = [(s, s) for s in self.sets] or [(p.prompt_set, p.prompt_set)]
+        options = [(set_label(s), s) for s in self.sets] or [(p.prompt_set, p.prompt_set)]
+        values = [v for _, v in options]
         with Vertical():
-            yield Static("[b]run a cell[/b]\n[dim]warm-up (not recorded) → /flush_cache → n measured requests[/dim]")
+            yield Static("[b]run a cell[/b]  [dim]ctrl+r runs · escape cancels[/dim]\n"
+                         "[dim]warm-up (not recorded) → /flush_cache → n measured requests[/dim]")
             with Grid():
                 yield Label("prompt set")
-                yield Select(options, value=p.prompt_set if p.prompt_set in dict(options) else options[0][1],
+                yield Select(options, value=p.prompt_set if p.prompt_set in values else options[0][1],
                              allow_blank=False, id="prompt_set", compact=True)
                 for fid, label, attr, _ in FIELDS:
                     yield Label(label)
@@ -59,7 +81,8 @@ class RunCellScreen(ModalScreen[CellProtocol | None]):
             yield Static("", id="error")
             with Horizontal(id="buttons"):
                 yield Button("cancel", id="cancel", compact=True)
-                yield Button("run", variant="primary", id="run", compact=True)
+                yield Button("run (ctrl+r)", variant="primary", id="run", compact=True)
+        yield ConsoleFooter()
 
     def read(self) -> CellProtocol:
         """The protocol the form describes; raises ValueError with one line naming the field."""

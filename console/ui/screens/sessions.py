@@ -28,7 +28,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Markdown, Static
+from textual.widgets import DataTable, Markdown, Static
 
 from console.core.measure.pairs import PairStats, speeds
 from console.core.measure.plots import histogram_lines, position_bars
@@ -38,6 +38,7 @@ from console.core.sessions.browse import (CellEntry, PairEntry, SessionSummary, 
                                           read_cell, report_path_of, utc_now)
 from console.core.sessions.report import cell_report
 from console.core.sessions.store import load_rows
+from console.ui.widgets.footer import ConsoleFooter
 
 Now = Callable[[], datetime]
 
@@ -173,7 +174,7 @@ class ReportScreen(Screen[None]):
         yield Static(Text(self.title_text, style="bold", no_wrap=True, overflow="ellipsis"), id="report-title")
         with VerticalScroll():
             yield Markdown("*reading…*", id="report")
-        yield Footer()
+        yield ConsoleFooter()
 
     def on_mount(self) -> None:
         self.query_one(VerticalScroll).focus()
@@ -322,7 +323,7 @@ class SessionsScreen(Screen[None]):
         yield DataTable(id="sessions", cursor_type="row", zebra_stripes=False)
         yield Static("", id="status")
         yield Static("", id="detail")
-        yield Footer()
+        yield ConsoleFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -396,7 +397,7 @@ class SessionsScreen(Screen[None]):
             self._add_pair(table, s, p, numbered=len(s.pairs) > 1)
             for leg, cell in p.legs:
                 legs.setdefault(cell, []).append((f"pair {p.index} " if len(s.pairs) > 1 else "pair ") + f"leg {leg}")
-        for c in s.cells:
+        for c in reversed(s.cells):  # newest first, like the sessions and their pairs
             self._add_cell(table, s, c, legs.get(c.name, []))
 
     def _add_pair(self, table: DataTable, s: SessionSummary, p: PairEntry, numbered: bool) -> None:
