@@ -21,7 +21,6 @@ from console.core.launch.profile import Profile
 from console.core.redaction import redact_argv
 from console.core.measure import stats
 from console.core.measure.cell import CellProtocol, _send, gate, request_plan
-from console.core.measure.forecast import forecast
 from console.core.measure.pairs import PairStats, pair_stats, parse_order, speeds
 from console.core.measure.plots import histogram_lines, position_bars
 from console.core.runtime import Runtime
@@ -77,13 +76,6 @@ class PairResult:
     report_path: Path | None = None
 
 
-def _depth(p: Profile) -> int | None:
-    d = p.drafter
-    if not d.enabled:
-        return None
-    return d.draft_tokens if d.family == "dflash" else d.steps
-
-
 async def run_pair(rt: Runtime, spec: PairSpec, say: Callable[[str], None] = lambda s: None) -> PairResult:
     """Run every leg of `spec` on `rt` (started on arm A) and write the pair's artifacts."""
     spec.protocol.validate()
@@ -123,7 +115,7 @@ async def _run_legs(rt: Runtime, spec: PairSpec, say) -> tuple[list[Leg], dict |
             anchored.add((arm, arm_idx))
             anchor_dir = rt.state.cells_done[-1].cell_dir
         if arm == "B" and count["B"] == 1 and fc_doc is None:
-            fc_doc = _forecast_b(spec, legs, *rt.default_verify_tax_ms())
+            fc_doc = _forecast_b(spec, legs)
             if fc_doc is not None:
                 say(f"forecast for B (depth {fc_doc['depth']}): {fc_doc['tok_s']:.1f} tok/s, τ {fc_doc['tau']:.2f}"
                     f" — written before B runs")
@@ -140,22 +132,24 @@ async def _run_legs(rt: Runtime, spec: PairSpec, say) -> tuple[list[Leg], dict |
     return legs, fc_doc
 
 
-def _forecast_b(spec: PairSpec, legs: list[Leg], tax_ms: float, tax_source: str) -> dict | None:
-    """Forecast of B from the first A leg, when B is A at another depth (same family, KV dtype, model)."""
-    a, b = spec.a, spec.b
-    if not (a.drafter.enabled and a.drafter.family == b.drafter.family and a.kv_cache_dtype == b.kv_cache_dtype
-            and a.model_path == b.model_path and a.drafter.model == b.drafter.model and _depth(a) != _depth(b)):
+def _forecast_b(spec: PairSpec, legs: list[Leg]) -> dict | None:
+    """Forecast of B from the first A leg, when B is A at another depth (same family, KV dtype, model): the one
+    forecast (sessions.browse.cell_forecast), written before B runs."""
+    from console.core.sessions.browse import cell_forecast
+    a, b = spec.a.arm, spec.b.arm
+    if not (a.speculative and a.family == b.family and a.kv_dtype == b.kv_dtype and a.draft_model == b.draft_model
+            and spec.a.model_path == spec.b.model_path and a.depth != b.depth and b.depth):
         return None
     first_a = next((leg for leg in legs if leg.arm == "A"), None)
     if first_a is None:
         return None
-    rows = load_rows(Path(first_a.cell_dir))
-    s = stats.summarize(rows, num_draft_tokens=first_a.num_draft_tokens)
-    if not (s.per_position_acceptance and s.median_tok_s and s.tau):
+    try:
+        fc = cell_forecast(Path(first_a.cell_dir), [b.depth]).forecast
+    except ValueError:
         return None
-    fc = forecast(s.per_position_acceptance, _depth(a), s.median_tok_s, s.tau, [_depth(b)], verify_tax_ms=tax_ms,
-                  tax_source=tax_source, cell_dir=first_a.cell_dir, family=a.drafter.family)
-    pt = fc.at(_depth(b))
+    pt = fc.at(b.depth)
+    if pt is None:
+        return None
     return {"depth": pt.depth, "tok_s": pt.tok_s, "tau": pt.tau, "step_ms": pt.step_ms,
             "from_cell": first_a.cell_dir, "verify_tax_ms": fc.verify_tax_ms, "tax_source": fc.tax_source,
             "extrapolated_positions": pt.extrapolated_positions, "base": {"depth": fc.base_depth,

@@ -347,9 +347,9 @@ class Runtime:
         self.monitor.time_scale = scale
 
     def default_verify_tax_ms(self) -> tuple[float, str]:
-        """The report's 0.397 ms (figures on a time-scaled twin are the modelled node's, so it applies as is)."""
-        from console.core.measure.forecast import REPORT_VERIFY_TAX_MS
-        return REPORT_VERIFY_TAX_MS, "report default (0.397 ms, chain, domain.md §3)"
+        """The published verify tax (figures on a time-scaled twin are the modelled node's, so it applies as is)."""
+        from console.core.measure.forecast import PUBLISHED_TAX
+        return PUBLISHED_TAX.ms, PUBLISHED_TAX.text
 
     def _connect(self, url: str, api_key: str | None) -> None:
         if self.profile is None:
@@ -553,42 +553,38 @@ class Runtime:
 
     # --- stop --------------------------------------------------------------------------------
 
+    def forecast_base(self) -> "CellProgress | None":
+        """The cell a forecast of the running arm starts from: its latest measured cell with per-position
+        acceptance, preferring a measurement cell to the short anchor."""
+        arm = len(self.state.arms) - 1
+        cells = [c for c in self.state.cells_done if c.arm_index == arm and c.summary is not None
+                 and c.summary.per_position_acceptance and c.summary.median_tok_s and c.summary.tau and c.cell_dir]
+        if not cells:
+            return None
+        return next((c for c in reversed(cells) if c.label != "anchor"), cells[-1])
+
     def forecast_for(self, flip) -> tuple[Any, str]:
-        """(Forecast | None, note): price a depth flip from the latest measured cell of the running arm."""
-        from console.core.measure.forecast import forecast, session_verify_tax
+        """(Forecast | None, note): price a depth flip from the running arm's forecast base (the one forecast,
+        sessions.browse.cell_forecast, with its verify-tax policy)."""
+        from console.core.sessions.browse import cell_forecast
         info = self.state.server
         if flip.kind not in ("depth+", "depth-"):
             return None, "a different drafter or KV dtype is a new measurement (run it, then pair)"
-        if info is None or not info.spec.enabled:
+        if info is None or not info.arm.speculative:
             return None, "the running arm has no drafter"
-        arm = len(self.state.arms) - 1
-        cells = [c for c in self.state.cells_done if c.arm_index == arm and c.summary is not None
-                 and c.summary.per_position_acceptance and c.summary.median_tok_s and c.summary.tau]
-        if not cells:
+        base = self.forecast_base()
+        if base is None:
             return None, "no measured cell with per-position acceptance on this arm yet (r runs one)"
-        base = next((c for c in reversed(cells) if c.label != "anchor"), cells[-1])
+        new_depth = flip.after.arm.depth
+        try:
+            cf = cell_forecast(Path(base.cell_dir), [new_depth])
+        except ValueError as e:
+            return None, str(e)
         s = base.summary
-        fam = info.spec.family
-        same_wl = [c for c in self.state.cells_done if c.summary and c.summary.tau and c.summary.median_tok_s
-                   and c.prompt_set == base.prompt_set and c.arm_index is not None
-                   and self.state.arms[c.arm_index].label.split()[0] == self.state.arms[arm].label.split()[0]]
-        pts = []
-        for c in same_wl:
-            ndt = _ndt_of_arm(self.state.arms[c.arm_index].label)
-            if ndt:
-                pts.append((ndt, c.summary.tau, c.summary.median_tok_s))
-        tax, src = session_verify_tax(pts)
-        if tax is None:
-            tax, src = self.default_verify_tax_ms()
-        depth = info.spec.num_draft_tokens if fam == "dflash" else info.spec.num_steps
-        after = flip.after.drafter
-        new_depth = after.draft_tokens if fam == "dflash" else after.steps
-        fc = forecast(s.per_position_acceptance, depth, s.median_tok_s, s.tau, [new_depth], verify_tax_ms=tax,
-                      tax_source=src, cell_dir=base.cell_dir, family=fam)
         note = f"cell '{base.label}' (n={s.n_included}, {base.prompt_set})"
         if base.label == "anchor":
             note += " — the short anchor set; a cell at your target workload forecasts better"
-        return fc, note
+        return cf.forecast, note
 
     def last_startup_s(self) -> float | None:
         for a in reversed(self.state.arms):
@@ -677,13 +673,6 @@ class Runtime:
         if self.state.phase != "dead":
             self.state.phase = "stopped"
         self._emit("stopped")
-
-
-def _ndt_of_arm(label: str) -> int | None:
-    """Verified tokens per step from an arm label ('EAGLE3 depth 6 topk 1 (7 draft tokens)', 'DFLASH block 16')."""
-    import re
-    m = re.search(r"\((\d+) draft tokens\)", label) or re.search(r"block (\d+)", label)
-    return int(m.group(1)) if m else None
 
 
 def _spec_dict(info: ServerInfo | None) -> dict[str, Any] | None:

@@ -264,28 +264,30 @@ def test_compare_refuses_torn_manifest_and_same_cell_and_notes_cross_session(tmp
 
 # --- forecast from disk ------------------------------------------------------------------------------
 
-def test_cell_forecast_matches_the_cli_and_uses_the_given_default_tax(tmp_path):
+def test_cell_forecast_matches_the_cli_and_uses_a_given_tax(tmp_path):
     p = build_sessions(tmp_path)
-    cf = browse.cell_forecast(p["old_tool"], default_tax=(0.1, "report default 0.397 ms ÷ twin time scale 3.97"))
+    cf = browse.cell_forecast(p["old_tool"], verify_tax_ms=0.1)
     fc = cf.forecast
     assert (cf.family, cf.depth, cf.measured_positions) == ("EAGLE3", 6, 6)
     assert [pt.depth for pt in fc.points] == [3, 4, 5, 6, 7, 8]
-    assert fc.verify_tax_ms == 0.1 and "time scale" in fc.tax_source
+    assert fc.verify_tax_ms == 0.1 and fc.tax.source == "given" and "--verify-tax-ms" in fc.tax_source
     at6 = fc.at(6)
     assert at6.tau == pytest.approx(fc.base_tau) and at6.tok_s == pytest.approx(fc.base_tok_s)
     assert fc.at(8).extrapolated_positions == 2
-    assert browse.cell_forecast(p["old_tool"]).forecast.tax_source.startswith("report default")
+    alone = browse.cell_forecast(p["old_tool"]).forecast  # no sibling at another width: the published tax
+    assert alone.tax.source == "published" and alone.tax_source.startswith("published 0.397 ms")
     with pytest.raises(ValueError, match="no rows.jsonl"):
         browse.cell_forecast(tmp_path)
 
 
-def test_cell_forecast_measures_the_tax_across_depths_in_the_session(tmp_path):
+def test_cell_forecast_refuses_an_unresolved_session_fit_and_says_so(tmp_path):
+    """A1 (d6) and B1 (d7) share set and protocol in this session, but their requests' steps overlap: the fitted
+    slope's CI includes 0, so the forecast uses the published tax and says why."""
     p = build_sessions(tmp_path)
-    cf = browse.cell_forecast(p["a1"])  # A1 (d6) and B1 (d7) share set and protocol in this session
-    assert cf.forecast.tax_source == "measured in this session across 2 depths"
-    a, b = browse.read_cell(p["a1"]), browse.read_cell(p["b1"])
-    slope = stats.implied_step_ms(b.tau, b.median_tok_s) - stats.implied_step_ms(a.tau, a.median_tok_s)
-    assert cf.forecast.verify_tax_ms == pytest.approx(slope)
+    fit, why = browse.session_tax(p["a1"])
+    assert fit is None and "across widths 7, 8 on tool" in why and "not resolved" in why
+    cf = browse.cell_forecast(p["a1"])
+    assert cf.forecast.tax.source == "published" and why in cf.forecast.tax_source
 
 
 def test_cell_forecast_dflash_blocks_and_refusals(tmp_path):

@@ -23,15 +23,44 @@ def test_forecast_hand_computed():
     assert seven.step_ms == pytest.approx(10.397)
     assert seven.tok_s == pytest.approx(1000 * (4.9 + 0.4 * c) / 10.397)
     assert seven.extrapolated_positions == 1
-    assert "report default" in fc.tax_source
+    assert fc.tax.source == "published" and "published 0.397 ms" in fc.tax_source
 
 
-def test_session_verify_tax_needs_two_depths():
-    tax, src = fcm.session_verify_tax([(7, 4.9, 490.0)])
-    assert tax is None and "report default" in src
-    # steps 10.0 ms at 7 verified tokens and 10.4 ms at 8 → 0.4 ms/token
-    tax, src = fcm.session_verify_tax([(7, 4.9, 490.0), (8, 5.2, 500.0)])
-    assert tax == pytest.approx(0.4) and "measured in this session" in src
+def _cell(width, step_ms, n=16, spread=0.02, seed=0):
+    import numpy as np
+    rng = np.random.default_rng(seed + width)
+    return (width, list(step_ms * (1 + spread * rng.standard_normal(n))))
+
+
+def test_a_fit_needs_two_widths_and_a_resolved_positive_slope():
+    tax, why = fcm.fit_verify_tax([_cell(7, 10.0)])
+    assert tax is None and "one verify width" in why
+    # 10.0 ms at 7 verified tokens, 10.4 ms at 8, 10.8 ms at 9: 0.4 ms per token, tight CI
+    tax, why = fcm.fit_verify_tax([_cell(7, 10.0), _cell(8, 10.4), _cell(9, 10.8)], what=" on tool")
+    assert tax is not None and tax.source == "fitted" and tax.ms == pytest.approx(0.4, abs=0.05)
+    assert tax.ci_ms[0] > 0 and "fitted in this session" in tax.text and "on tool" in tax.text
+    assert fcm.choose_verify_tax(None, (tax, why)) is tax
+
+
+def test_two_noisy_anchors_with_a_negative_slope_are_refused_and_the_forecast_says_why():
+    """Issue #13: the flip box priced depth 6 with '-0.219 ms/token: measured in this session across 2 depths',
+    and a forecast from two anchors of different launches (279.6 vs 288.5 tok/s) fitted -0.301 ms, pushing the
+    operator toward deeper drafts. A non-physical fit is never used; the published tax is, with the reason."""
+    # anchors of 8 short rows: steps 13.2 ms at 6 verified tokens, 12.9 at 7 (the second launch drew a faster node)
+    noisy = [_cell(6, 13.2, n=8, spread=0.05), _cell(7, 12.9, n=8, spread=0.05, seed=1)]
+    fit = fcm.fit_verify_tax(noisy)
+    assert fit[0] is None and ("not physical" in fit[1] or "not resolved" in fit[1])
+    tax = fcm.choose_verify_tax(None, fit)
+    assert tax.source == "published" and tax.ms == pytest.approx(0.397) and fit[1] in tax.text
+    fc = fcm.forecast([0.9, 0.8, 0.7, 0.6, 0.5, 0.4], 6, 490.0, 4.9, [7, 8], tax=tax)
+    assert fc.at(8).step_ms > fc.at(7).step_ms > fc.base_step_ms, "deeper drafts cost more, never less"
+    # a positive but unresolved fit (CI includes 0) is refused too
+    loose = [_cell(6, 13.0, n=8, spread=0.08), _cell(7, 13.05, n=8, spread=0.08, seed=3)]
+    t2, why2 = fcm.fit_verify_tax(loose)
+    assert t2 is None, why2
+    # a probed tax wins over everything
+    probed = fcm.VerifyTax(0.41, "probed", "probed 0.41 ms [0.39, 0.43]", (0.39, 0.43))
+    assert fcm.choose_verify_tax(probed, fit) is probed
 
 
 def test_compare():

@@ -90,16 +90,6 @@ def test_verify_tax_is_the_least_squares_slope():
     assert stats.verify_tax_ms([(2, 7.0)]) is None
 
 
-def test_forecast_prices_other_depths():
-    p = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3]
-    pts = {f.depth: f for f in stats.forecast_depths(p, k0=6, step_ms_k0=10.0, tax_ms=0.4, depths=[5, 6, 7, 9])}
-    assert set(pts) == {5, 6, 7}  # depth 9 is beyond the measured positions: not extrapolated
-    assert pts[7].tau == pytest.approx(5.2)
-    assert pts[7].step_ms == pytest.approx(10.4)
-    assert pts[7].tok_s == pytest.approx(500.0)
-    assert pts[6].tau == pytest.approx(4.9)
-
-
 def test_summarize_excludes_flagged_warmup_and_errors():
     rows = [
         rec(request_id="a", spec_histogram=[0, 1, 1], spec_accept_rate=0.75, spec_verify_ct=2),

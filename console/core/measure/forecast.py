@@ -1,4 +1,6 @@
-"""Depth forecast (DESIGN §4): price other draft depths from one measured cell, before running them.
+"""Depth forecast (docs/measurement.md#forecast): price other draft depths from one measured cell, before running
+them. This module is the one forecast; everything that prices a depth (the flip box, the forecast screen, the
+pair recorder, `serving-console forecast`) goes through `sessions.browse.cell_forecast`, which calls it.
 
 From the cell at depth k0: per-position acceptance p_1..p_k0 (pooled histogram), its median tok/s and τ,
 hence its implied step time step(k0) = τ/tok/s. For another depth k (chain drafting):
@@ -8,10 +10,16 @@ hence its implied step time step(k0) = τ/tok/s. For another depth k (chain draf
     step(k)       = step(k0) + (k − k0) · verify tax
     tok/s(k)      = τ(k) / step(k)
 
-The verify tax (ms per extra drafted token) is the slope of step time against verified tokens across
-depths measured in this session when there are two or more; otherwise the report's measured 0.397 ms,
-labelled as such. Every forecast carries what it was computed from, so it can be checked after the arm
-runs (`compare`).
+The verify tax (ms one more verified token adds to a step) follows one policy (`choose_verify_tax`), and a
+forecast always shows its source and uncertainty:
+
+1. probed: measured by the verify-tax probe (dummy draft weights at two widths), with its CI;
+2. fitted: the slope of per-request implied step time against verified tokens per step, across ≥ 2 widths on the
+   same prompt set in this session, used only when its bootstrap 95% CI excludes zero (a non-physical or
+   unresolved fit — two noisy anchors of different launches, say — is never used);
+3. published: the report's 0.397 ms, labelled as such, with the reason the fit was not used.
+
+Every forecast carries what it was computed from, so it can be checked after the arm runs (`compare`).
 """
 
 from __future__ import annotations
@@ -19,10 +27,75 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
+import numpy as np
+
 from console.core.measure import stats
 
 REPORT_VERIFY_TAX_MS = 0.397
-"""Verify cost per extra drafted token, chain drafting, measured in the seed report (domain.md §3)."""
+"""Verify cost per extra drafted token, chain drafting, measured in the seed report (docs/reference-deployment.md §3)."""
+
+
+@dataclass(frozen=True)
+class VerifyTax:
+    """The ms one more verified token adds to a step, with where it comes from."""
+
+    ms: float
+    source: str
+    """'probed' | 'fitted' | 'published' | 'given'."""
+    text: str
+    """One line for the screen: the figure, its source and its uncertainty."""
+    ci_ms: tuple[float, float] | None = None
+    """Bootstrap 95% CI (probed, fitted)."""
+
+
+PUBLISHED_TAX = VerifyTax(REPORT_VERIFY_TAX_MS, "published",
+                          "published 0.397 ms (chain drafting, measured on the reference node; "
+                          "docs/reference-deployment.md §3)")
+
+
+def given_tax(ms: float, why: str = "given (--verify-tax-ms)") -> VerifyTax:
+    return VerifyTax(ms, "given", f"{ms:.3f} ms {why}")
+
+
+def fit_verify_tax(cells: Sequence[tuple[int, Sequence[float]]], *, seed: int = 0, n_boot: int = 1000,
+                   what: str = "") -> tuple[VerifyTax | None, str]:
+    """Fit the verify tax across cells of one prompt set: (verified tokens per step, per-request implied step
+    times in ms) per cell. Slope of the cells' median step against width; CI from a bootstrap that resamples
+    each cell's requests. (None, why) when there are fewer than 2 widths, or when the fit is not physical (≤ 0)
+    or not resolved (its CI includes 0)."""
+    pts = [(int(w), np.asarray([x for x in xs if x and x > 0], dtype=float)) for w, xs in cells]
+    pts = [(w, xs) for w, xs in pts if xs.size]
+    widths = sorted({w for w, _ in pts})
+    if len(widths) < 2:
+        return None, (f"one verify width measured ({widths[0]} tokens)" if widths else "no measured width")
+    x = np.array([w for w, _ in pts], dtype=float)
+    y = np.array([float(np.median(xs)) for _, xs in pts])
+    slope = stats.verify_tax_ms(list(zip(x.tolist(), y.tolist())))
+    rng = np.random.default_rng(seed)
+    boots = np.empty(n_boot)
+    for b in range(n_boot):
+        yb = np.array([float(np.median(rng.choice(xs, size=xs.size, replace=True))) for _, xs in pts])
+        boots[b] = np.polyfit(x, yb, 1)[0]
+    lo, hi = (float(v) for v in np.percentile(boots, [2.5, 97.5]))
+    span = f"{slope:+.3f} ms [{lo:+.3f}, {hi:+.3f}] across widths {', '.join(map(str, widths))}{what}"
+    if slope <= 0:
+        return None, f"the session's fit {span} is not physical (a verified token cannot save time)"
+    if lo <= 0:
+        return None, f"the session's fit {span} is not resolved (its 95% CI includes 0)"
+    return VerifyTax(slope, "fitted", f"fitted in this session: {span}", (lo, hi)), ""
+
+
+def choose_verify_tax(probed: VerifyTax | None = None, fitted: tuple[VerifyTax | None, str] | None = None
+                      ) -> VerifyTax:
+    """The policy: probed → fitted (resolved, positive) → published (saying why the fit was not used)."""
+    if probed is not None:
+        return probed
+    if fitted is not None and fitted[0] is not None:
+        return fitted[0]
+    why = fitted[1] if fitted is not None and fitted[1] else ""
+    if not why:
+        return PUBLISHED_TAX
+    return VerifyTax(PUBLISHED_TAX.ms, "published", f"{PUBLISHED_TAX.text}; {why}")
 
 
 @dataclass(frozen=True)
@@ -42,16 +115,26 @@ class Forecast:
     base_tau: float
     base_step_ms: float
     positions: list[float]
-    verify_tax_ms: float
-    tax_source: str
+    tax: VerifyTax
     points: list[DepthForecast] = field(default_factory=list)
     cell_dir: str | None = None
+
+    @property
+    def verify_tax_ms(self) -> float:
+        return self.tax.ms
+
+    @property
+    def tax_source(self) -> str:
+        """The tax's line as screens show it (figure, source, uncertainty)."""
+        return self.tax.text
 
     def at(self, depth: int) -> DepthForecast | None:
         return next((p for p in self.points if p.depth == depth), None)
 
     def to_json(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        d["verify_tax_ms"], d["tax_source"] = self.tax.ms, self.tax.text
+        return d
 
 
 def extend_positions(p: Sequence[float], k: int) -> list[float]:
@@ -89,16 +172,15 @@ def draft_positions(family: str, depth: int) -> int:
 
 
 def forecast(positions: Sequence[float], base_depth: int, base_tok_s: float, base_tau: float,
-             depths: Sequence[int], verify_tax_ms: float | None = None, tax_source: str | None = None,
-             cell_dir: str | None = None, family: str = "eagle3") -> Forecast:
+             depths: Sequence[int], tax: VerifyTax = PUBLISHED_TAX, cell_dir: str | None = None,
+             family: str = "eagle3") -> Forecast:
     """`base_depth` and `depths` in the family's own terms (EAGLE: steps; DFLASH: block size)."""
     if base_tok_s <= 0 or base_tau <= 0:
         raise ValueError("the base cell needs a positive median tok/s and τ")
-    tax = REPORT_VERIFY_TAX_MS if verify_tax_ms is None else verify_tax_ms
-    src = tax_source or ("report default (0.397 ms, chain, domain.md §3)" if verify_tax_ms is None else "given")
     step0 = stats.implied_step_ms(base_tau, base_tok_s)
     fc = Forecast(base_depth=base_depth, base_tok_s=base_tok_s, base_tau=base_tau, base_step_ms=step0,
-                  positions=list(positions), verify_tax_ms=tax, tax_source=src, cell_dir=cell_dir)
+                  positions=list(positions), tax=tax, cell_dir=cell_dir)
+    tax_ms = tax.ms
     k0 = draft_positions(family, base_depth)
     for d in sorted(set(depths)):
         k = draft_positions(family, d)
@@ -106,23 +188,12 @@ def forecast(positions: Sequence[float], base_depth: int, base_tok_s: float, bas
             continue
         pk = extend_positions(positions, k)
         tau = 1.0 + sum(pk[:k])
-        step = step0 + (k - k0) * tax
+        step = step0 + (k - k0) * tax_ms
         if step <= 0:
             continue
         fc.points.append(DepthForecast(depth=d, tau=tau, step_ms=step, tok_s=1000.0 * tau / step,
                                        extrapolated_positions=max(0, k - len(positions))))
     return fc
-
-
-def session_verify_tax(cells: Sequence[tuple[int, float, float]]) -> tuple[float | None, str]:
-    """Verify tax from cells of the same family and workload at different depths: (num_draft_tokens,
-    τ, median tok/s) per cell → slope of implied step time (ms) against verified tokens."""
-    pts = [(float(n), stats.implied_step_ms(t, s)) for n, t, s in cells if t and s]
-    pts = [(x, y) for x, y in pts if y is not None]
-    if len({x for x, _ in pts}) < 2:
-        return None, "report default (0.397 ms, chain, domain.md §3)"
-    slope = stats.verify_tax_ms(pts)
-    return slope, f"measured in this session across {len({x for x, _ in pts})} depths"
 
 
 @dataclass(frozen=True)

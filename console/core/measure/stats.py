@@ -43,7 +43,9 @@ DEFINITIONS: tuple[Definition, ...] = (
     Definition("p_i (acceptance at draft position i)", "Σ_{k≥i} h[k] / Σ_k h[k],  i = 1..K", "",
                "h = pooled spec_correct_drafts_histogram; conditional = p_i / p_{i−1}; check Σ p_i / K = spec_accept_rate (chain)"),
     Definition("implied step time", "τ / tok/s", "ms"),
-    Definition("verify tax", "slope of implied step time against verified tokens per step, across depths", "ms/token"),
+    Definition("verify tax", "slope of implied step time against verified tokens per step, across depths", "ms/token",
+               "used by a forecast only when probed, or fitted on one prompt set with a 95% CI above 0; "
+               "else the published 0.397 ms, labelled"),
     Definition("cost", "node $/h ÷ (3600 · tok/s) · 10⁶", "$/M output tokens"),
     Definition("KV capacity", "max_total_num_tokens from /server_info", "tokens"),
     Definition("KV capacity tax", "1 − capacity / capacity of the no-speculation arm on the same node", "%"),
@@ -219,31 +221,6 @@ def verify_tax_ms(points: Sequence[tuple[float, float]]) -> float | None:
         return None
     slope, _ = np.polyfit(x, y, 1)
     return float(slope)
-
-
-@dataclass(frozen=True)
-class ForecastPoint:
-    depth: int
-    tau: float
-    step_ms: float
-    tok_s: float
-
-
-def forecast_depths(p: Sequence[float], k0: int, step_ms_k0: float, tax_ms: float,
-                    depths: Iterable[int]) -> list[ForecastPoint]:
-    """Price other draft depths from a measured cell at depth k0 (chain drafting):
-    τ(k) = 1 + Σ_{i≤k} p_i, step(k) = step(k0) + (k − k0)·tax, tok/s = τ/step.
-    Depths beyond the measured positions are not extrapolated (skipped)."""
-    out = []
-    for k in depths:
-        if k < 0 or k > len(p):
-            continue
-        t = 1.0 + sum(p[:k])
-        s = step_ms_k0 + (k - k0) * tax_ms
-        if s <= 0:
-            continue
-        out.append(ForecastPoint(depth=k, tau=t, step_ms=s, tok_s=1000.0 * t / s))
-    return out
 
 
 @dataclass

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from console.core.measure import stats
-from console.core.measure.forecast import REPORT_VERIFY_TAX_MS, Forecast, forecast, session_verify_tax
+from console.core.measure.forecast import Forecast, VerifyTax, choose_verify_tax, fit_verify_tax, forecast, given_tax
 from console.core.measure.pairs import Interval, PairStats, pair_stats, verdict
 from console.core.pair_runner import pair_files
 from console.core.sessions.store import load_rows
@@ -488,16 +488,16 @@ def _depth_of(spec: dict[str, Any]) -> tuple[str, int | None]:
     return fam, (int(d) if d is not None else None)
 
 
-def session_tax(cell_dir: Path) -> tuple[float | None, str]:
-    """Verify tax measured across this cell's session: sibling cells of the same drafter family, prompt-set
-    SHA-256 and protocol at two or more draft-token counts (slope of implied step time against verified tokens)."""
+def session_tax(cell_dir: Path) -> tuple[VerifyTax | None, str]:
+    """The verify tax fitted across this cell's session: sibling cells of the same drafter family, prompt-set
+    SHA-256 and protocol at two or more verify widths; (None, why) when there is no resolved, positive fit."""
     cell_dir = Path(cell_dir)
     m, _ = _read(cell_dir / "manifest.json")
     if not isinstance(m, dict) or not _spec_on(m.get("speculative")):
         return None, ""
     fam = _depth_of(m["speculative"])[0]
     sha = (m.get("prompt_set") or {}).get("sha256")
-    pts = []
+    cells: list[tuple[int, list[float]]] = []
     for c in sorted(x for x in cell_dir.parent.glob("cell-*") if x.is_dir()):
         mc, _ = _read(c / "manifest.json")
         if not isinstance(mc, dict) or not _spec_on(mc.get("speculative")):
@@ -508,19 +508,22 @@ def session_tax(cell_dir: Path) -> tuple[float | None, str]:
             check_comparable(cell_dir, c) if c.resolve() != cell_dir.resolve() else None
         except ValueError:
             continue
-        e = read_cell(c)
         ndt = _ndt(mc)
-        if ndt and e.tau and e.median_tok_s:
-            pts.append((ndt, e.tau, e.median_tok_s))
-    tax, src = session_verify_tax(pts)
-    return tax, (src if tax is not None else "")
+        if not ndt:
+            continue
+        steps = [stats.implied_step_ms(stats.request_tau(r), stats.output_tok_s(r)) for r in load_rows(c)
+                 if r.ok and not r.flags and not r.warmup]
+        cells.append((int(ndt), [x for x in steps if x is not None]))
+    name = (m.get("prompt_set") or {}).get("name")
+    return fit_verify_tax(cells, what=f" on {name}" if name else "")
 
 
 def cell_forecast(cell_dir: Path, depths: Sequence[int] | None = None, *, verify_tax_ms: float | None = None,
-                  tax_source: str | None = None, default_tax: tuple[float, str] | None = None) -> CellForecast:
-    """Forecast other depths from a measured cell. Verify tax, first that applies: `verify_tax_ms` (given);
-    measured across depths in the cell's session; `default_tax` (e.g. the runtime's report default ÷ the twin's
-    time scale); the report's 0.397 ms. ValueError (one line) when the cell cannot be forecast."""
+                  tax_source: str | None = None, probed: VerifyTax | None = None, **_legacy: Any) -> CellForecast:
+    """Forecast other depths from a measured cell: the one forecast of the console. The verify tax follows
+    `measure.forecast.choose_verify_tax`: `verify_tax_ms` when given (the CLI's --verify-tax-ms), else probed,
+    else fitted across the cell's session when resolved and positive, else the published 0.397 ms with the reason.
+    ValueError (one line) when the cell cannot be forecast."""
     from console.core.sessions.report import cell_report
     cell_dir = Path(cell_dir)
     if not (cell_dir / "rows.jsonl").exists():
@@ -535,17 +538,13 @@ def cell_forecast(cell_dir: Path, depths: Sequence[int] | None = None, *, verify
                          f"does not apply")
     if depth is None:
         raise ValueError(f"{cell_dir.name}: the manifest records no draft depth")
-    if verify_tax_ms is None:
-        tax, src = session_tax(cell_dir)
-        if tax is not None:
-            verify_tax_ms, tax_source = tax, src
-        elif default_tax is not None:
-            verify_tax_ms, tax_source = default_tax
-        else:
-            verify_tax_ms, tax_source = REPORT_VERIFY_TAX_MS, "report default (0.397 ms, chain, domain.md §3)"
+    if verify_tax_ms is not None:
+        tax = given_tax(verify_tax_ms, tax_source or "given (--verify-tax-ms)")
+    else:
+        tax = choose_verify_tax(probed, session_tax(cell_dir))
     fc = forecast(r["per_position_acceptance"], depth, r["median_tok_s"], r["tau"],
-                  list(depths) if depths else default_depths(fam, depth), verify_tax_ms=verify_tax_ms,
-                  tax_source=tax_source or "given", cell_dir=str(cell_dir), family=fam)
+                  list(depths) if depths else default_depths(fam, depth), tax=tax, cell_dir=str(cell_dir),
+                  family=fam)
     return CellForecast(cell_dir=cell_dir, label=str(r.get("label") or cell_dir.name), family=fam, depth=depth,
                         n_included=r["n_included"], prompt_set=r.get("prompt_set"), forecast=fc)
 
