@@ -204,8 +204,8 @@ async def test_run_cell_form_shows_ctrl_r_and_each_sets_input_length():
     app, _ = app_with_fake()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, RunCellScreen))
-        await pilot.pause(0.1)
+        await until(pilot, lambda: isinstance(app.screen, RunCellScreen)
+                    and "ctrl+r runs" in widget_text(app, "RunCellScreen Vertical"))
         form = widget_text(app, "RunCellScreen Vertical")
         assert "ctrl+r runs" in form and "health  8 × ≈51 tokens in" in form
         assert "^r run" in screen_text(app).splitlines()[-1]
@@ -233,8 +233,7 @@ async def test_both_arms_at_80_columns_show_b_temperature_and_the_whole_validati
     b.temperature = 0.9
     app = Host([a, b], no_submit)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, ChatScreen))
-        await pilot.pause(0.1)
+        await until(pilot, lambda: isinstance(app.screen, ChatScreen) and "B · " in widget_text(app, "#chat-col-1"))
         assert "B · T 0.9" in widget_text(app, "#chat-col-1") and "A · T 0.6" in widget_text(app, "#chat-col-0")
         app.push_screen(BothArmsScreen("EAGLE3 depth 6 topk 1 (7 draft tokens)", 0.6))
         await until(pilot, lambda: isinstance(app.screen, BothArmsScreen))

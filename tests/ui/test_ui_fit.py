@@ -15,6 +15,10 @@ def screen_text(app) -> str:
     return "\n".join(s.text for s in app.screen._compositor.render_strips())
 
 
+def last_line(app) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
 async def settled(pilot, cond, timeout: float = 5.0) -> None:
     """Wait until `cond()` holds (panels fit themselves after a layout, so this waits on what is shown)."""
     loop = asyncio.get_running_loop()
@@ -44,8 +48,8 @@ async def test_80x24_dashboard_shows_status_rate_tau_acceptance_and_the_cell_wit
 async def test_80x24_footer_is_one_uncut_line_with_help_and_quit():
     app, _ = app_with_fake()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.2)
-        footer = screen_text(app).splitlines()[-1].rstrip()
+        await settled(pilot, lambda: "q quit" in last_line(app))
+        footer = last_line(app).rstrip()
         assert footer.endswith("? help  q quit"), footer
         for item in ("r run", "-+ depth", "f drafter", "k KV", "p pair", "c chat", "b sessions"):
             assert item in footer, item
@@ -60,8 +64,8 @@ async def test_80x24_footer_is_one_uncut_line_with_help_and_quit():
 async def test_160x48_footer_keeps_every_key_and_the_palette():
     app, _ = app_with_fake()
     async with app.run_test(size=(160, 48)) as pilot:
-        await pilot.pause(0.2)
-        footer = screen_text(app).splitlines()[-1]
+        await settled(pilot, lambda: "q quit" in last_line(app))
+        footer = last_line(app)
         assert "d forecast" in footer and "l log" in footer and "^p palette" in footer and "q quit" in footer
 
 
@@ -69,8 +73,8 @@ async def test_80x24_help_definitions_are_readable():
     app, _ = app_with_fake()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("question_mark")
-        await settled(pilot, lambda: isinstance(app.screen, HelpScreen))
-        await pilot.pause(0.1)
+        await settled(pilot, lambda: isinstance(app.screen, HelpScreen)
+                      and "TTFT" in widget_text(app, "HelpScreen VerticalScroll"))
         text = widget_text(app, "HelpScreen VerticalScroll")
         assert "de…" not in text and "t(…" not in text
         assert "TTFT  [s]" in text
