@@ -107,6 +107,7 @@ class SimOptions:
     startup_scale: float = 90.0
     seed: int = 0
     node_seed: int = 0
+    launch_seed: int | None = None  #: --sim-launch-seed; None: drawn per process (a relaunch is not bit-identical)
     domain: str = "auto"
     eos_rate: float = 0.0
     deployment: str | None = None
@@ -133,6 +134,9 @@ class ServerConfig:
     spec_steps: int = 0
     spec_topk: int = 0
     spec_draft_tokens: int = 0
+    spec_adaptive: bool = False  #: --speculative-adaptive in force (not disabled by resolution)
+    spec_adaptive_candidates: list[int] = field(default_factory=list)
+    spec_dummy_draft: bool = False  #: --speculative-draft-load-format dummy: random draft weights
     gpu_memory_mib: int = 0
 
     @property
@@ -215,6 +219,10 @@ def build_sim_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
     g.add_argument("--sim-node-seed", type=int, default=0, metavar="N",
                    help="Seed of the node draw: a step-time factor within +-5%%, the same for the same seed "
                         "across relaunches. Default: 0.")
+    g.add_argument("--sim-launch-seed", type=int, default=None, metavar="N",
+                   help="Seed of this launch's own variation: a per-launch step-time factor, the drift phase and "
+                        "the acceptance draws (a relaunch on the same node is not bit-identical). Default: drawn "
+                        "per process; /sim/info reports it, so a launch can be replayed.")
     g.add_argument("--sim-domain", choices=DOMAIN_CHOICES, default="auto",
                    help="Traffic domain that sets draft acceptance. auto (default) detects it per request from "
                         "the prompt: tool if the request declares tools or the text has tool-call markers, else "
@@ -268,6 +276,7 @@ def parse_argv(argv: list[str], prog: str = DEFAULT_PROG) -> tuple[argparse.Name
         startup_scale=ns.sim_startup_scale,
         seed=ns.sim_seed,
         node_seed=ns.sim_node_seed,
+        launch_seed=ns.sim_launch_seed,
         domain=ns.sim_domain,
         eos_rate=ns.sim_eos_rate,
         deployment=ns.sim_deployment,
@@ -413,6 +422,8 @@ def resolve_server_args(ns: argparse.Namespace, sim: SimOptions, argv: list[str]
         drafter = deployment.drafter_for(algo)
         if drafter is not None:
             _apply_rules(args, defaults, drafter.rules, log)
+        if args.get("speculative_adaptive"):
+            _resolve_adaptive(args, log, cfg)
         if algo in ("EAGLE", "EAGLE3", "STANDALONE"):
             _resolve_eagle_family(args, log)
         elif algo == "DFLASH":
@@ -425,7 +436,12 @@ def resolve_server_args(ns: argparse.Namespace, sim: SimOptions, argv: list[str]
         cfg.spec_steps = int(args["speculative_num_steps"])
         cfg.spec_topk = int(args["speculative_eagle_topk"])
         cfg.spec_draft_tokens = int(args["speculative_num_draft_tokens"])
+        cfg.spec_dummy_draft = args.get("speculative_draft_load_format") == "dummy" and algo != "NGRAM"
     else:
+        if args.get("speculative_adaptive"):
+            log.append("speculative_adaptive disabled: speculative_algorithm=None (only EAGLE/EAGLE3 are supported). "
+                       "Falling back to static speculative params.")
+            args["speculative_adaptive"] = False
         for k in ("speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens"):
             if args.get(k) is not None:
                 log.append(f"{k} is set but --speculative-algorithm is not; it has no effect.")
@@ -479,6 +495,41 @@ def resolve_server_args(ns: argparse.Namespace, sim: SimOptions, argv: list[str]
     return cfg
 
 
+def _resolve_adaptive(args: dict[str, Any], log: list[str], cfg: ServerConfig) -> None:
+    """`_maybe_disable_adaptive` then `_init_adaptive_speculative_params` (speculative_hook.py), which run before
+    the per-algorithm handling: adaptive needs EAGLE/EAGLE3 with topk 1; steps default to the middle candidate."""
+    from .adaptive import AdaptiveConfigError, candidate_steps
+
+    algo, topk = args["speculative_algorithm"], args.get("speculative_eagle_topk")
+    reason = None
+    if algo not in ("EAGLE", "EAGLE3"):
+        reason = f"speculative_algorithm={algo} (only EAGLE/EAGLE3 are supported)"
+    elif topk is not None and int(topk) != 1:
+        reason = f"speculative_eagle_topk={topk} (only topk=1 is supported)"
+    elif args.get("enable_two_batch_overlap"):
+        reason = ("enable_two_batch_overlap=True is not supported (adaptive state swap would discard the "
+                  "TboAttnBackend wrapper)")
+    if reason is not None:
+        log.append(f"speculative_adaptive disabled: {reason}. Falling back to static speculative params.")
+        args["speculative_adaptive"] = False
+        return
+    try:
+        candidates = candidate_steps(args.get("speculative_adaptive_config"))
+    except AdaptiveConfigError as e:
+        raise ResolutionError(str(e)) from None
+    if topk is None:
+        args["speculative_eagle_topk"] = 1
+    if args.get("speculative_num_steps") is None:
+        args["speculative_num_steps"] = candidates[len(candidates) // 2]
+    steps = int(args["speculative_num_steps"])
+    if steps not in candidates:
+        raise ResolutionError(f"--speculative-num-steps={steps} is not in the adaptive config candidate_steps "
+                              f"{candidates}. Pass one of those values.")
+    args["speculative_num_draft_tokens"] = steps + 1
+    cfg.spec_adaptive = True
+    cfg.spec_adaptive_candidates = candidates
+
+
 def _resolve_eagle_family(args: dict[str, Any], log: list[str]) -> None:
     if args.get("max_running_requests") is None:
         args["max_running_requests"] = 48
@@ -496,7 +547,7 @@ def _resolve_eagle_family(args: dict[str, Any], log: list[str]) -> None:
     if args.get("speculative_eagle_topk") is None:
         args["speculative_eagle_topk"] = 1
     steps, topk = int(args["speculative_num_steps"]), int(args["speculative_eagle_topk"])
-    if steps < 1 or topk < 1:
+    if (steps < 1 and not args.get("speculative_adaptive")) or topk < 1:
         raise ResolutionError("speculative_num_steps and speculative_eagle_topk must be positive")
     if topk == 1 and args.get("speculative_num_draft_tokens") != steps + 1:
         log.append("speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when "

@@ -59,9 +59,17 @@ class CellResult:
     hists: list[list[int]] = field(default_factory=list)  #: spec_correct_drafts_histogram per request (tok_s order)
     first_tokens: list[int] = field(default_factory=list)  #: tokens of the first output (tok_s order)
     completion_tokens: list[int] = field(default_factory=list)
+    ttft_ok: list[float] = field(default_factory=list)  #: TTFT of the rows in tok_s order
+    queue_s: list[float] = field(default_factory=list)  #: arrival to first admission
     max_total_num_tokens: int = 0
     makespan_s: float = 0.0  #: first arrival to last finish
     total_tokens: int = 0
+    steps: int = 0  #: forwards played
+    max_running: int = 0
+    max_queue: int = 0
+    peak_usage: float = 0.0  #: peak KV token usage (fraction of capacity)
+    retractions: int = 0
+    engine: Engine | None = None
 
     @property
     def aggregate_tok_s(self) -> float:
@@ -81,45 +89,54 @@ class CellResult:
         return statistics.fmean(self.tau) if self.tau else 1.0
 
 
-def build_engine(arm_argv: list[str], *, seed: int = 0, node_seed: int | None = None,
+def build_engine(arm_argv: list[str], *, seed: int = 0, node_seed: int | None = None, launch_seed: int = 0,
                  dep: Deployment | None = None, mem_fraction: str = REFERENCE_MEM_FRACTION) -> Engine:
     """An engine for a launch command (model flags + `arm_argv`), without a server. `node_seed=None` models the
-    nominal node (speed factor 1, no drift) that the calibration compares with the report."""
+    nominal node and launch (speed and launch factors 1, no drift) that the calibration compares with the report;
+    with a node seed, `launch_seed` draws this launch's own variation (a relaunch: another launch seed)."""
     dep = dep or load_deployment()
     argv = MODEL + ["--mem-fraction-static", mem_fraction, "--sim-seed", str(seed), "--sim-node-seed",
-                    str(node_seed or 0)] + arm_argv
+                    str(node_seed or 0), "--sim-launch-seed", str(launch_seed)] + arm_argv
     ns, sim = parse_argv(argv)
     cfg = resolve_server_args(ns, sim, argv, dep)
     engine = Engine(cfg, dep, plan_memory(cfg, dep))
     if node_seed is None:
         engine.node.speed_factor = 1.0
+        engine.node.launch_factor = 1.0
         engine.node.drift_amplitude = 0.0
     return engine
 
 
-def run_cell(arm: str, domain: str, *, prompt_tokens: int = 10_000, max_tokens: int = 2048, n: int = 16,
-             concurrency: int = 1, seed: int = 0, node_seed: int | None = None, temperature: float = 0.6,
-             dep: Deployment | None = None, warmup: bool = True) -> CellResult:
-    """Play one cell in virtual time and collect per-request statistics. With `warmup`, one unrecorded request
-    of the same prompt length runs first (it pays the one-time JIT of the first long prefill), as the console
-    warms a server up before measuring."""
-    engine = build_engine(ARMS[arm], seed=seed, node_seed=node_seed, dep=dep)
-    if warmup:
-        engine.submit(SimRequest(rid="warmup", prompt_tokens=prompt_tokens, max_new_tokens=4, ignore_eos=True,
-                                 domain=domain, prompt_hash=-1), engine.clock)
-        while engine.has_work():
-            engine.commit(engine.plan())
-    res = CellResult(arm, domain, prompt_tokens, max_tokens, concurrency,
+def run_cell(arm: str | list[str], domain: str, *, prompt_tokens: int = 10_000, max_tokens: int = 2048,
+             n: int = 16, concurrency: int = 1, seed: int = 0, node_seed: int | None = None, launch_seed: int = 0,
+             temperature: float = 0.6, dep: Deployment | None = None, warmup: bool = True,
+             prompt_set: int | None = None, engine: Engine | None = None) -> CellResult:
+    """Play one cell in virtual time and collect per-request statistics. `arm`: a name of ARMS or the drafter
+    flags. With `warmup`, one unrecorded request of the same prompt length runs first (it pays the one-time JIT of
+    the first long prefill), as the console warms a server up before measuring. `prompt_set`: which prompts (the
+    per-prompt acceptance follows them; default: one set per `seed`), so legs of a pair can share their prompts.
+    `engine`: go on on a running engine (another leg in the same launch) instead of launching one."""
+    if engine is None:
+        engine = build_engine(ARMS[arm] if isinstance(arm, str) else arm, seed=seed, node_seed=node_seed,
+                              launch_seed=launch_seed, dep=dep)
+        if warmup:  # long enough to pay the one-time JIT of the first long prefill
+            warm = max(prompt_tokens, engine.dep.prefill.jit_min_tokens)
+            engine.submit(SimRequest(rid="warmup", prompt_tokens=warm, max_new_tokens=4, ignore_eos=True,
+                                     domain=domain, prompt_hash=-1), engine.clock)
+            while engine.has_work():
+                engine.commit(engine.plan())
+    res = CellResult(arm if isinstance(arm, str) else " ".join(arm), domain, prompt_tokens, max_tokens, concurrency,
                      max_total_num_tokens=engine.capacity)
     outputs: dict[int, list[RequestOutput]] = {}
     pending = list(range(n))
     active: list[SimRequest] = []
+    pset = seed if prompt_set is None else prompt_set
 
     def launch(i: int) -> None:
         outs: list[RequestOutput] = []
         outputs[i] = outs
         req = SimRequest(rid=f"cal-{i}", prompt_tokens=prompt_tokens, max_new_tokens=max_tokens,
-                         temperature=temperature, ignore_eos=True, domain=domain, prompt_hash=hash((seed, i)),
+                         temperature=temperature, ignore_eos=True, domain=domain, prompt_hash=hash((pset, i)),
                          sink=outs.append)
         engine.submit(req, engine.clock)
         active.append(req)
@@ -132,6 +149,7 @@ def run_cell(arm: str, domain: str, *, prompt_tokens: int = 10_000, max_tokens: 
         if plan is None:
             break
         engine.commit(plan)
+        res.steps += 1
         done = [r for r in active if r.finished]
         for r in done:
             active.remove(r)
@@ -144,13 +162,20 @@ def run_cell(arm: str, domain: str, *, prompt_tokens: int = 10_000, max_tokens: 
                 res.hists.append(list(r.spec_hist))
                 res.first_tokens.append(first.completion_tokens)
                 res.completion_tokens.append(outs[-1].completion_tokens)
+                res.ttft_ok.append(first.model_time_s - r.arrival_s)
             res.ttft_s.append(first.model_time_s - r.arrival_s)
+            res.queue_s.append((r.admitted_s or r.arrival_s) - r.arrival_s)
+            res.retractions += r.num_retractions
             if r.spec_verify_ct:
                 res.tau.append(1.0 + r.spec_num_correct_drafts / r.spec_verify_ct)
             res.total_tokens += r.n_out
             res.makespan_s = engine.clock - start
             if pending:
                 launch(pending.pop(0))
+        res.max_running = max(res.max_running, len(engine.running))
+        res.max_queue = max(res.max_queue, len(engine.waiting))
+        res.peak_usage = max(res.peak_usage, engine.num_used_tokens() / engine.capacity if engine.capacity else 0)
+    res.engine = engine
     return res
 
 

@@ -42,6 +42,8 @@ class ModelSpec:
     eos_token_id: int
     has_image_understanding: bool
     active_params_b: float
+    expert_params_m: float  #: parameters of one routed expert of one layer (millions), for the pair GEMM FLOPs
+    num_attention_heads: int
     checkpoint_gib: float
     checkpoint_shards: int
     replicated_weights_gib: float
@@ -89,6 +91,8 @@ class NodeSpec:
     startup_overhead_gib: float
     hbm_bandwidth_gbs: float
     gemm_tflops: float
+    moe_gemm_tflops: float  #: effective per-GPU throughput of the routed-expert grouped GEMMs (dispatch included)
+    attn_tflops: float  #: effective per-GPU throughput of MLA attention over the cached context
     node_price_usd_per_hour: float
 
     @property
@@ -101,6 +105,7 @@ class VariationSpec:
     """Run-to-run and node-to-node variation (fractions of step time unless noted)."""
 
     node_speed_spread: float
+    launch_sd: float  #: sd of a per-launch step-time factor (a relaunch on the same node is not bit-identical)
     request_jitter: float
     step_noise: float
     drift_amplitude: float
@@ -116,6 +121,8 @@ class StepSpec:
     comm_per_rank_ms: float
     dense_gb: float
     expert_mb: float
+    per_request_ms: float
+    sample_per_token_ms: float
     spec_fixed_ms: float
 
 
@@ -138,6 +145,9 @@ class SchedulerSpec:
     new_token_ratio: float
     clip_max_new_tokens: int
     decode_graph_bs_memory_mib: float
+    min_new_token_ratio_factor: float = 0.14  #: SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
+    new_token_ratio_decay_steps: int = 600  #: SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS
+    retract_decode_steps: int = 20  #: SGLANG_RETRACT_DECODE_STEPS
 
 
 @dataclass(frozen=True)
@@ -214,6 +224,9 @@ class DrafterSpec:
     block_pass_per_req_ms: float = 0.0
     lookup_ms: float = 0.0
     lookup_per_req_ms: float = 0.0
+    context_pass_fixed_ms: float = 0.0  #: DFlash: eager context pass, per prefill forward
+    context_pass_per_token_ms: float = 0.0  #: DFlash: eager context pass, per prompt token
+    dummy_acceptance: float = 0.0  #: conditional acceptance with --speculative-draft-load-format dummy
     mask_token: str = ""
     mask_token_id: int = 0
     rules: tuple[ResolutionRule, ...] = ()  #: drafter-specific resolution (after the model's rules)

@@ -17,12 +17,14 @@ prefill after launch pays a one-time JIT cost (domain.md: "the first inference w
 
 from __future__ import annotations
 
+import os
 import random
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .acceptance import AcceptanceState, draw_accepted
+from .acceptance import AcceptanceState, draw_accepted, tree_breadth
+from .adaptive import AdaptiveController
 from .args import ServerConfig
 from .deployment import Deployment
 from .memory import MemoryPlan, effective_max_running_requests
@@ -60,7 +62,8 @@ class SimRequest:
     sink: Callable[[RequestOutput], None] | None = None
     # --- set when submitted -------------------------------------------------------------------------------------
     index: int = -1
-    rng: random.Random | None = None
+    rng: random.Random | None = None  #: EOS draws (seeded like the text)
+    accept_rng: random.Random | None = None  #: acceptance draws (seeded per launch too, unless greedy)
     words: WordStream | None = None
     acceptance: AcceptanceState | None = None
     jitter: float = 1.0
@@ -80,6 +83,7 @@ class SimRequest:
     spec_hist: list[int] = field(default_factory=list)
     num_retractions: int = 0
     arrival_s: float = 0.0
+    admitted_s: float | None = None  #: first admitted to a prefill (queue time = admitted - arrival)
     first_token_s: float | None = None
     last_output_s: float | None = None
     finish_s: float | None = None
@@ -126,6 +130,10 @@ class EngineObserver:
 
     def on_abort(self, req: SimRequest) -> None: ...
 
+    def on_admit(self, req: SimRequest) -> None: ...
+
+    def on_retract(self, reqs: list["SimRequest"]) -> None: ...
+
     def on_scheduler_stats(self, stats: "SchedulerStats") -> None: ...
 
 
@@ -141,6 +149,11 @@ class SchedulerStats:
     spec_accept_length: float = 0.0
     spec_accept_rate: float = 0.0
     cache_hit_rate: float = 0.0
+    spec_num_steps: int | None = None  #: active steps as of the last decode log (None: the launch values)
+    spec_num_draft_tokens: int | None = None
+    new_token_ratio: float = 0.0
+    num_retracted_reqs: int = 0
+    kv_available_tokens: int = 0
 
 
 @dataclass
@@ -152,6 +165,7 @@ class StepPlan:
     reqs: list[SimRequest]
     chunks: list[tuple[SimRequest, int]] = field(default_factory=list)  #: prefill: (request, new tokens)
     graph: bool = True
+    spec_steps: int | None = None  #: decode: draft passes in force for this step (adaptive), None: launch value
 
 
 class PrefixCache:
@@ -230,12 +244,36 @@ class Engine:
         self.decode_log_interval = max(1, int(a.get("decode_log_interval") or 40))
         self.context_len = int(a.get("context_length") or dep.model.context_len)
         self.steps = StepTimeModel(cfg, dep)
-        self.node = NodeState.draw(dep, cfg.sim.node_seed, cfg.sim.seed)
+        #: this launch's own variation (relaunches differ): --sim-launch-seed, else drawn per process
+        self.launch_seed = cfg.sim.launch_seed if cfg.sim.launch_seed is not None else int.from_bytes(
+            os.urandom(4), "big")
+        self.node = NodeState.draw(dep, cfg.sim.node_seed, cfg.sim.seed, self.launch_seed)
         self.drafter = dep.drafter_for(cfg.spec_algorithm)
-        if cfg.spec_algorithm == "NGRAM" or cfg.spec_topk > 1:
+        self.adaptive: AdaptiveController | None = None
+        if cfg.spec_adaptive:
+            self.adaptive = AdaptiveController(
+                cfg.spec_steps, a.get("speculative_adaptive_config"),
+                list(memory.decode_capture_bs) if a["cuda_graph_config"]["decode"]["backend"] != "disabled" else None,
+                log=self.log)
+            self.k_max = max(self.adaptive.candidates)
+        elif cfg.spec_algorithm == "NGRAM" or cfg.spec_topk > 1:
             self.k_max = cfg.spec_steps  # tree: accepted path depth is at most num_steps
         else:
             self.k_max = max(0, cfg.spec_draft_tokens - 1)
+        self.breadth = tree_breadth(cfg.spec_topk, cfg.spec_steps, cfg.spec_draft_tokens) \
+            if cfg.spec_algorithm != "NGRAM" else 1.0
+        s = dep.scheduler
+        self.ratio_init = min(1.0, s.new_token_ratio * float(a.get("schedule_conservativeness") or 1.0))
+        self.ratio_min = min(1.0, self.ratio_init * s.min_new_token_ratio_factor)
+        self.ratio_decay = (self.ratio_init - self.ratio_min) / max(1, s.new_token_ratio_decay_steps)
+        self.new_token_ratio = self.ratio_init
+        self.page_size = int(a.get("page_size") or 1)
+        #: DFlash's MinFreeSlotsDelayer (scheduler.py): fresh admissions wait for this many free request slots
+        #: while a batch runs (auto for the DFLASH family when max_running_requests >= 8)
+        self.min_free_slots = _min_free_slots(a.get("min_free_slots_delay"), self.max_running,
+                                              cfg.spec_algorithm == "DFLASH")
+        self.num_retracted_total = [0, 0, 0]  # requests, their input tokens, their output tokens
+        self.last_retracted = 0
         self.eos_rate = cfg.sim.eos_rate
         self.prefix_cache = PrefixCache(enabled=not a.get("disable_radix_cache"))
         self.clock = 0.0
@@ -272,14 +310,19 @@ class Engine:
             key = f"greedy:{req.prompt_hash}" if req.temperature == 0 else f"req:{seed}:{req.index}"
         else:
             key = f"health:{seed}:{req.prompt_hash}"
+        # Text and EOS draws follow --sim-seed; acceptance draws and timing jitter also differ per launch (a
+        # relaunch is not bit-identical), except for greedy requests, whose drafts and verifies are deterministic.
+        launch_key = key if req.temperature == 0 else f"{key}:launch:{self.launch_seed}"
         req.rng = random.Random(key)
+        req.accept_rng = random.Random(f"accept:{launch_key}")
         req.words = WordStream(key)
         req.eos_id = self.dep.model.eos_token_id
-        req.jitter = max(0.9, random.Random(f"jitter:{key}").gauss(1.0, v.request_jitter))
+        req.jitter = max(0.9, random.Random(f"jitter:{launch_key}").gauss(1.0, v.request_jitter))
         if self.drafter is not None and self.k_max > 0:
             shift = random.Random(f"prompt:{req.prompt_hash}").gauss(0.0, v.prompt_acceptance_sd)
             req.acceptance = AcceptanceState(self.drafter, req.domain, self.k_max, shift, req.temperature,
-                                             self.cfg.spec_topk if self.cfg.spec_algorithm != "NGRAM" else 1)
+                                             self.cfg.spec_topk if self.cfg.spec_algorithm != "NGRAM" else 1,
+                                             breadth=self.breadth, dummy=self.cfg.spec_dummy_draft)
         req.arrival_s = now_s
         req.phase = "waiting"
         req.prefill_target = req.prompt_tokens
@@ -309,9 +352,13 @@ class Engine:
             used += self.chunked.prefilled
         return used
 
+    def _reserve_of(self, r: SimRequest) -> float:
+        """KV tokens the scheduler keeps for a running request's remaining output (PrefillAdder's offset)."""
+        ratio = 1.0 if r.ignore_eos else self.new_token_ratio
+        return min(r.max_new_tokens - r.n_out, self.dep.scheduler.clip_max_new_tokens) * ratio
+
     def _reserved_tokens(self) -> float:
-        s = self.dep.scheduler
-        return sum(min(r.max_new_tokens - r.n_out, s.clip_max_new_tokens) * s.new_token_ratio for r in self.running)
+        return sum(self._reserve_of(r) for r in self.running)
 
     # ---------------------------------------------------------------------------------------------- planning
 
@@ -324,13 +371,21 @@ class Engine:
             self._retract_if_full()
             reqs = list(self.running)
             ctx = float(sum(r.prompt_tokens + r.n_out for r in reqs))
-            ms = self.steps.decode_ms(len(reqs), ctx)
+            steps = None
+            if self.adaptive is not None:
+                steps = self.adaptive.activate_for_batch(len(reqs))
+                ms = self.steps.decode_ms(len(reqs), ctx, steps=steps, tokens_per_req=steps + 1)
+            else:
+                ms = self.steps.decode_ms(len(reqs), ctx)
             ms *= self.node.factor(self.clock) * (sum(r.jitter for r in reqs) / len(reqs))
             return StepPlan("decode", ms / 1000.0, reqs,
-                            graph=self.decode_graphs and len(reqs) <= self.decode_graph_max)
+                            graph=self.decode_graphs and len(reqs) <= self.decode_graph_max, spec_steps=steps)
         return None
 
     def _form_prefill_batch(self) -> list[tuple[SimRequest, int]]:
+        """SGLang's admission (PrefillAdder, 0.5.23): the chunked request continues first; then waiting requests in
+        order while request slots, the prefill token budget and KV room last. A new request needs its prompt +
+        min(max_new, clip) + one page against free - the running requests' reservations."""
         budget = self.prefill_budget
         chunks: list[tuple[SimRequest, int]] = []
         if self.chunked is not None:
@@ -338,20 +393,27 @@ class Engine:
             take = min(r.prefill_target - r.prefilled, budget)
             chunks.append((r, take))
             budget -= take
+        elif self.waiting and self.running and self.min_free_slots is not None \
+                and self.max_running - len(self.running) < self.min_free_slots:
+            return chunks  # MinFreeSlotsDelayer: wait until enough slots free up, then admit them together
         free = self.capacity - self.num_used_tokens() - self._reserved_tokens()
-        s = self.dep.scheduler
+        clip = self.dep.scheduler.clip_max_new_tokens
         while self.waiting and budget > 0 and len(self.running) + len(chunks) < self.max_running:
             r = self.waiting[0]
             fresh = r.num_retractions == 0  # a retracted request re-prefills prompt + output from scratch
             if fresh:
                 r.cached_tokens = max(0, min(self.prefix_cache.match(r.prefix_keys), r.prefill_target - 1))
-            need = r.prefill_target + min(r.max_new_tokens - r.n_out, s.clip_max_new_tokens) * s.new_token_ratio
+            prefilled = r.cached_tokens if fresh else 0
+            need = (r.prefill_target - prefilled) + min(r.max_new_tokens - r.n_out, clip) + self.page_size
             if need > free and (self.running or chunks):
                 break  # wait for KV to free up (a lone request is admitted regardless)
             self.waiting.popleft()
             if fresh:
                 self.prefix_cache.record_lookup(r.prompt_tokens, r.cached_tokens)
-            r.prefilled = r.cached_tokens if fresh else 0
+            if r.admitted_s is None:
+                r.admitted_s = self.clock
+                self.observer.on_admit(r)
+            r.prefilled = prefilled
             r.phase = "prefill"
             remaining = r.prefill_target - r.prefilled
             take = min(remaining, budget) if self.chunked_prefill else remaining
@@ -364,9 +426,7 @@ class Engine:
 
     def _price_prefill(self, chunks: list[tuple[SimRequest, int]]) -> StepPlan:
         shape = [(take, r.prefilled) for r, take in chunks]
-        completing = [r.prefilled + take for r, take in chunks if r.prefilled + take >= r.prefill_target]
-        first_blocks = completing if self.cfg.spec_algorithm == "DFLASH" else []
-        ms = self.steps.prefill_ms(shape, first_blocks)
+        ms = self.steps.prefill_ms(shape)
         reqs = [r for r, _ in chunks]
         ms *= self.node.factor(self.clock) * (sum(r.jitter for r in reqs) / len(reqs))
         new_tokens = sum(t for _, t in chunks)
@@ -377,18 +437,48 @@ class Engine:
                         graph=(self.prefill_graphs and new_tokens <= self.prefill_graph_max
                                and not any(r.has_image for r in reqs)))
 
+    def _next_step_tokens(self, reqs: list[SimRequest]) -> int:
+        if not self.cfg.is_spec:
+            return len(reqs)
+        width = self.adaptive.draft_tokens if self.adaptive is not None else self.cfg.spec_draft_tokens
+        return len(reqs) * max(width, 1)
+
     def _retract_if_full(self) -> None:
-        per_req = self.cfg.spec_draft_tokens if self.cfg.is_spec else 1
-        while len(self.running) > 1 and self.num_used_tokens() + len(self.running) * per_req > self.capacity:
-            victim = self.running.pop()
-            victim.phase = "waiting"
-            victim.prefilled = 0
-            victim.prefill_target = victim.prompt_tokens + victim.n_out
-            victim.num_retractions += 1
-            self.waiting.appendleft(victim)
-            ratio = self.dep.scheduler.new_token_ratio
-            self.log("KV cache pool is full. Retract requests. #retracted_reqs: 1, "
-                     f"#new_tokens_gained: {victim.prefill_target}, #new_token_ratio: {ratio:.4f} -> {ratio:.4f}")
+        """SGLang's `retract_decode`: when the next step's tokens do not fit, retract requests -- fewest output
+        tokens first, then the longest prompt -- until they do (keeping one); reset the new-token ratio."""
+        if len(self.running) <= 1 or self.num_used_tokens() + self._next_step_tokens(self.running) <= self.capacity:
+            self._decay_ratio()
+            return
+        keep = sorted(self.running, key=lambda r: (r.n_out, -r.prompt_tokens), reverse=True)
+        victims: list[SimRequest] = []
+        while len(keep) > 1 and (not victims or sum(r.prompt_tokens + r.n_out for r in keep)
+                                 + self._next_step_tokens(keep) > self.capacity):
+            victims.append(keep.pop())
+        gained = 0
+        for v in victims:
+            self.running.remove(v)
+            gained += v.prompt_tokens + v.n_out
+            self.num_retracted_total[0] += 1
+            self.num_retracted_total[1] += v.prompt_tokens
+            self.num_retracted_total[2] += v.n_out
+            v.phase = "waiting"
+            v.prefilled = 0
+            v.prefill_target = v.prompt_tokens + v.n_out
+            v.num_retractions += 1
+        for v in reversed(victims):
+            self.waiting.appendleft(v)
+        s = self.dep.scheduler
+        old = self.new_token_ratio
+        decoded = sum(r.n_out for r in self.running)
+        self.new_token_ratio = min(1.0, (decoded + s.retract_decode_steps * len(self.running))
+                                   / (sum(r.max_new_tokens for r in self.running) + 1))
+        self.last_retracted = len(victims)
+        self.observer.on_retract(victims)
+        self.log(f"KV cache pool is full. Retract requests. #retracted_reqs: {len(victims)}, "
+                 f"#new_tokens_gained: {gained}, #new_token_ratio: {old:.4f} -> {self.new_token_ratio:.4f}")
+
+    def _decay_ratio(self) -> None:
+        self.new_token_ratio = max(self.new_token_ratio - self.ratio_decay, self.ratio_min)
 
     # ------------------------------------------------------------------------------------------------ commit
 
@@ -423,9 +513,7 @@ class Engine:
                 self._emit(r, 0, now)
                 continue
             self._add_tokens(r, 1)
-            self._emit(r, 1, now)
-            if self.cfg.spec_algorithm == "DFLASH" and not r.finished and r.acceptance is not None:
-                self._emit(r, self._verify(r), now)  # the first block, drafted and verified before streaming
+            self._emit(r, 1, now)  # the prefill's token (DFlash: after its context pass, see steptime.py)
         self._cleanup_finished()
         self.total_prefill_uncached_tokens += new_tok
         self.total_prefill_busy_us += int(plan.duration_s * 1e6)
@@ -434,15 +522,21 @@ class Engine:
     def _commit_decode(self, plan: StepPlan) -> None:
         now = self.clock
         generated = 0
+        correct: list[int] = []
+        k_active = None if plan.spec_steps is None else plan.spec_steps
         for r in plan.reqs:
             if r.finished or r.phase != "running":
                 continue
             if r.acceptance is not None:
-                added = self._verify(r)
+                before = r.spec_num_correct_drafts
+                added = self._verify(r, k_active)
+                correct.append(r.spec_num_correct_drafts - before)
             else:
                 added = self._add_tokens(r, 1)
             generated += added
             self._emit(r, added, now)
+        if self.adaptive is not None and correct:
+            self.adaptive.on_verify(correct, len(plan.reqs))
         self._cleanup_finished()
         self.decode_ct += 1
         self._win_gen_tokens += generated
@@ -452,10 +546,13 @@ class Engine:
         if self.decode_ct % self.decode_log_interval == 0:
             self._log_decode(plan)
 
-    def _verify(self, r: SimRequest) -> int:
-        """One verify step for `r`: draw the accepted prefix, record it, append accepted + bonus tokens."""
+    def _verify(self, r: SimRequest, k_active: int | None = None) -> int:
+        """One verify step for `r`: draw the accepted prefix, record it, append accepted + bonus tokens.
+        `k_active`: draft positions proposed this step (adaptive steps), default all."""
         conds = r.acceptance.at(r.prompt_tokens + r.n_out)
-        k = draw_accepted(r.rng, conds)
+        if k_active is not None:
+            conds = conds[:k_active]
+        k = draw_accepted(r.accept_rng, conds)
         r.spec_verify_ct += 1
         r.spec_num_correct_drafts += k
         if len(r.spec_hist) <= k:
@@ -463,6 +560,7 @@ class Engine:
         r.spec_hist[k] += 1
         self._win_accept_tokens += k + 1
         self._win_correct_drafts += k
+        self._win_proposed_drafts += len(conds)
         self._win_forward_ct += 1
         return self._add_tokens(r, k + 1)
 
@@ -565,6 +663,7 @@ class Engine:
         self._win_gen_tokens = 0
         self._win_accept_tokens = 0
         self._win_correct_drafts = 0
+        self._win_proposed_drafts = 0
         self._win_forward_ct = 0
 
     def reset_spec_counters(self) -> None:
@@ -594,20 +693,32 @@ class Engine:
         if self.cfg.is_spec:
             fwd = self._win_forward_ct
             accept_len = self._win_accept_tokens / fwd if fwd else 0.0
-            per_round = self.cfg.spec_draft_tokens - 1
-            accept_rate = self._win_correct_drafts / (fwd * per_round) if fwd and per_round else 0.0
+            if self.adaptive is not None:
+                proposed = self._win_proposed_drafts
+            else:
+                proposed = fwd * (self.cfg.spec_draft_tokens - 1)
+            accept_rate = self._win_correct_drafts / proposed if proposed else 0.0
             self.spec_total_accept_tokens += self._win_accept_tokens
             self.spec_total_forward_ct += fwd
             msg += f"accept len: {accept_len:.2f}, accept rate: {accept_rate:.2f}, "
         msg += (f"cuda graph: {plan.graph}, gen throughput (token/s): {self.last_gen_throughput:.2f}, "
                 f"#queue-req: {len(self.waiting)}")
         self.log(msg)
+        steps, ndt = self.active_spec()
         self.stats = SchedulerStats(
             num_running_reqs=len(self.running), num_queue_reqs=len(self.waiting),
             gen_throughput=self.last_gen_throughput, token_usage=round(usage, 2), num_used_tokens=used,
-            spec_accept_length=accept_len, spec_accept_rate=accept_rate, cache_hit_rate=self.prefix_cache.hit_rate)
+            spec_accept_length=accept_len, spec_accept_rate=accept_rate, cache_hit_rate=self.prefix_cache.hit_rate,
+            spec_num_steps=steps, spec_num_draft_tokens=ndt, new_token_ratio=self.new_token_ratio,
+            num_retracted_reqs=self.last_retracted, kv_available_tokens=max(0, self.capacity - used))
         self.observer.on_scheduler_stats(self.stats)
         self._reset_window()
+
+    def active_spec(self) -> tuple[int, int]:
+        """(speculative_num_steps, speculative_num_draft_tokens) in force now (adaptive moves them)."""
+        if self.adaptive is not None:
+            return self.adaptive.steps, self.adaptive.draft_tokens
+        return self.cfg.spec_steps, self.cfg.spec_draft_tokens
 
     def on_idle(self) -> None:
         """The scheduler ran out of work: publish idle gauges (SGLang's `_maybe_log_idle_metrics`)."""
@@ -617,6 +728,7 @@ class Engine:
         self.stats.gen_throughput = 0.0
         self.stats.token_usage = round(usage, 2)
         self.stats.num_used_tokens = used
+        self.stats.kv_available_tokens = max(0, self.capacity - used)
         self.observer.on_scheduler_stats(self.stats)
 
     def _log_prefill(self, plan: StepPlan, new_tok: int, cached_tok: int, running_before: int) -> None:
@@ -642,4 +754,17 @@ class Engine:
         self.stats.token_usage = round(usage, 2)
         self.stats.num_used_tokens = used
         self.stats.cache_hit_rate = self.prefix_cache.hit_rate
+        self.stats.kv_available_tokens = max(0, self.capacity - used)
+        self.stats.new_token_ratio = self.new_token_ratio
         self.observer.on_scheduler_stats(self.stats)
+
+
+def _min_free_slots(user_value: Any, max_running: int, dflash: bool) -> int | None:
+    """`resolve_min_free_slots` (managers/min_free_slots_delayer.py): None = disabled."""
+    max_running = max(0, int(max_running))
+    if user_value is not None:
+        threshold = min(int(user_value), max_running)
+        return threshold if threshold > 1 else None
+    if dflash and max_running >= 8:
+        return min(4, max(2, (max_running + 5) // 6))
+    return None

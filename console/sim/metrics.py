@@ -12,6 +12,7 @@ Durations are model time.
 from __future__ import annotations
 
 import bisect
+import os
 from dataclasses import dataclass, field
 
 from prometheus_client.utils import floatToGoString
@@ -20,6 +21,9 @@ from .engine import EngineObserver, RequestOutput, SchedulerStats, SimRequest
 
 TTFT_BUCKETS = [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400]
 E2E_BUCKETS = [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 600, 1200, 1800, 2400]
+QUEUE_BUCKETS = [0.0, 0.001, 0.005, 0.010, 0.050, 0.100, 0.200, 0.500, 1, 2, 3, 4, 5, 10, 15, 20, 30, 40, 50, 60, 70,
+                 80, 90, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1200, 1400, 1600, 1800, 2000, 2500,
+                 3000]
 ITL_BUCKETS = [0.002, 0.004, 0.006, 0.008, 0.010, 0.015, 0.020, 0.025, 0.030, 0.035, 0.040, 0.060, 0.080, 0.100,
                0.200, 0.400, 0.600, 0.800, 1.000, 2.000, 4.000, 6.000, 8.000]
 
@@ -35,6 +39,14 @@ HELP = {
     "spec_accept_rate": "Speculative acceptance rate (`accepted drafts / proposed drafts` in batch).",
     "spec_num_steps": "Currently active speculative_num_steps.",
     "spec_num_draft_tokens": "Currently active speculative_num_draft_tokens (decouples from steps under topk>1).",
+    "num_grammar_queue_reqs": "The number of requests in the grammar waiting queue.",
+    "kv_available_tokens": "Number of free token slots in the KV cache pool.",
+    "new_token_ratio": "The new token ratio.",
+    "num_retracted_reqs": "The number of retracted requests.",
+    "num_retracted_requests_total": "Total number of retracted requests.",
+    "num_retracted_input_tokens_total": "Total number of retracted input tokens.",
+    "num_retracted_output_tokens_total": "Total number of retracted output tokens.",
+    "queue_time_seconds": "Histogram of queueing time in seconds.",
     "max_total_num_tokens": "Maximum total number of tokens in the KV cache pool.",
     "weight_memory_usage_gb": "Memory used by model weights in GB.",
     "kv_cache_memory_usage_gb": "Memory used by the KV cache pools in GB.",
@@ -154,6 +166,16 @@ class MetricsStore(EngineObserver):
     def on_scheduler_stats(self, stats: SchedulerStats) -> None:
         self.stats = stats
 
+    def on_admit(self, req: SimRequest) -> None:
+        if req.log_metrics and req.admitted_s is not None:
+            self._hist("queue_time_seconds", self._sched_labels(0), QUEUE_BUCKETS).observe(req.admitted_s - req.arrival_s)
+
+    def on_retract(self, reqs: list[SimRequest]) -> None:
+        lab = self._sched_labels(0)
+        self._inc("num_retracted_requests_total", lab, len(reqs))
+        self._inc("num_retracted_input_tokens_total", lab, sum(r.prompt_tokens for r in reqs))
+        self._inc("num_retracted_output_tokens_total", lab, sum(r.n_out for r in reqs))
+
     # --- exposition -------------------------------------------------------------------------------------------
 
     def _sched_labels(self, rank: int, **extra: str) -> Labels:
@@ -175,14 +197,21 @@ class MetricsStore(EngineObserver):
 
         s, c = self.stats, self.constants
         load = [("num_running_reqs", s.num_running_reqs), ("num_queue_reqs", s.num_queue_reqs),
-                ("gen_throughput", s.gen_throughput), ("cache_hit_rate", s.cache_hit_rate),
-                ("token_usage", s.token_usage), ("num_used_tokens", s.num_used_tokens)]
+                ("num_grammar_queue_reqs", 0), ("gen_throughput", s.gen_throughput),
+                ("cache_hit_rate", s.cache_hit_rate), ("token_usage", s.token_usage),
+                ("num_used_tokens", s.num_used_tokens), ("kv_available_tokens", s.kv_available_tokens)]
         if self.spec:
+            steps = c.spec_num_steps if s.spec_num_steps is None else s.spec_num_steps
+            ndt = c.spec_num_draft_tokens if s.spec_num_draft_tokens is None else s.spec_num_draft_tokens
             load += [("spec_accept_length", s.spec_accept_length), ("spec_accept_rate", s.spec_accept_rate),
-                     ("spec_num_steps", c.spec_num_steps), ("spec_num_draft_tokens", c.spec_num_draft_tokens)]
+                     ("spec_num_steps", steps), ("spec_num_draft_tokens", ndt)]
+        load.append(("new_token_ratio", s.new_token_ratio))
         for name, value in load:
             family(name, "gauge")
             sample(name, self._sched_labels(0), float(value))
+        family("num_retracted_reqs", "gauge")  # declared without a multiprocess mode: one sample per process
+        sample("num_retracted_reqs", _labels(dict(self._sched_labels(0)) | {"pid": str(os.getpid())}),
+               float(s.num_retracted_reqs))
         for name, value in (("max_total_num_tokens", c.max_total_num_tokens), ("weight_memory_usage_gb", c.weight_gb),
                             ("kv_cache_memory_usage_gb", c.kv_cache_gb), ("context_len", c.context_len),
                             ("startup_available_gpu_memory_gb", c.startup_available_gb)):
@@ -194,14 +223,16 @@ class MetricsStore(EngineObserver):
             for phase, gb in c.graph_gb.items():
                 sample("graph_memory_usage_gb", self._sched_labels(rank, phase=phase), gb)
         for name in ("prompt_tokens_total", "generation_tokens_total", "num_requests_total", "spec_verify_calls_total",
-                     "num_aborted_requests_total"):
+                     "num_aborted_requests_total", "num_retracted_requests_total", "num_retracted_input_tokens_total",
+                     "num_retracted_output_tokens_total"):
             fam = self.counters.get(name)
             if not fam:
                 continue
             family(name, "counter")
             for labels, value in fam.items():
                 sample(name, labels, value)
-        for name in ("time_to_first_token_seconds", "inter_token_latency_seconds", "e2e_request_latency_seconds"):
+        for name in ("time_to_first_token_seconds", "inter_token_latency_seconds", "e2e_request_latency_seconds",
+                     "queue_time_seconds"):
             fam = self.histograms.get(name)
             if not fam:
                 continue

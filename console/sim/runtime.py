@@ -67,6 +67,20 @@ class EngineRuntime:
         self.failed: BaseException | None = None
         self.crash_at: int | None = None  #: the crash-at-step fault: the decode step (engine.decode_ct) that dies
         self._on_crash: Callable[[], None] | None = None
+        # pacing: how late each commit ran against its deadline (wall seconds); >0 means the emit schedule slipped
+        self.forwards = 0
+        self.late_sum = 0.0
+        self.late_max = 0.0
+        self.late_last = 0.0
+        self.late_over_1ms = 0
+        self.commit_cpu_s = 0.0  #: process CPU spent in plan + commit (the engine model itself)
+
+    def pacing(self) -> dict[str, Any]:
+        """How well the emit schedule keeps up with the model (for /sim/info and the twin-speed benchmark)."""
+        n = self.forwards
+        return {"forwards": n, "late_mean_s": self.late_sum / n if n else 0.0, "late_max_s": self.late_max,
+                "late_last_s": self.late_last, "late_over_1ms": self.late_over_1ms,
+                "engine_cpu_s": self.commit_cpu_s, "process_cpu_s": time.process_time()}
 
     def arm_crash(self, steps: int, on_crash: Callable[[], None]) -> None:
         """Call `on_crash` instead of committing the `steps`-th decode/verify step from now."""
@@ -117,7 +131,9 @@ class EngineRuntime:
                     self._wake.clear()
                     await self._wake.wait()
                     engine.clock = max(engine.clock, self.model_now())
+                c0 = time.process_time()
                 plan = engine.plan()
+                self.commit_cpu_s += time.process_time() - c0
                 if plan is None:
                     await asyncio.sleep(0.001)
                     continue
@@ -126,10 +142,20 @@ class EngineRuntime:
                 delay = deadline - loop.time()
                 await asyncio.sleep(delay if delay > 0 else 0)
                 self.inflight = None
+                late = loop.time() - deadline
+                self.forwards += 1
+                self.late_last = late
+                if late > 0:
+                    self.late_sum += late
+                    self.late_max = max(self.late_max, late)
+                    if late > 0.001:
+                        self.late_over_1ms += 1
                 if self.crash_at is not None and plan.kind == "decode" and engine.decode_ct + 1 >= self.crash_at:
                     assert self._on_crash is not None
                     self._on_crash()  # does not return (the process is killed)
+                c0 = time.process_time()
                 engine.commit(plan)
+                self.commit_cpu_s += time.process_time() - c0
         except asyncio.CancelledError:
             raise
         except BaseException as e:  # an engine bug: report it loudly, keep the server answering

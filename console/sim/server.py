@@ -135,6 +135,9 @@ class SimServer:
         state["decode_cuda_graph_bs"] = list(self.mem.decode_capture_bs)
         state["decode_cuda_graph_memory_gb"] = round(
             sum(graph[p] for p in ("decode", "target_verify", "draft_decode", "draft_extend")), 3)
+        if self.engine.adaptive is not None and self.engine.adaptive.switches:
+            # the worker's context override ("adaptive_spec.restore") once a runtime state was switched
+            state["speculative_num_steps"], state["speculative_num_draft_tokens"] = self.engine.active_spec()
         accept = self.engine.avg_spec_accept_length
         if accept is not None:
             state["avg_spec_accept_length"] = accept
@@ -193,8 +196,8 @@ class SimServer:
                                       "decode_transfer_queue_reqs": 0, "decode_retracted_queue_reqs": 0,
                                       "kv_transfer_speed_gb_s": 0.0, "kv_transfer_latency_ms": 0.0}
         if every or "queues" in include:
-            load["queues"] = {"waiting": len(e.waiting), "grammar": 0, "paused": 0, "retracted": 0,
-                              "prealloc_ready": 0}
+            load["queues"] = {"waiting": len(e.waiting), "grammar": 0, "paused": 0,
+                              "retracted": sum(1 for r in e.waiting if r.num_retractions > 0), "prealloc_ready": 0}
         return load
 
     def sim_info(self) -> dict[str, Any]:
@@ -203,12 +206,27 @@ class SimServer:
             "engine_twin": True, "version": VERSION, "status": "ready" if self.ready else (
                 "loaded" if self.http_open else "starting"),
             "time_scale": s.time_scale, "startup_scale": s.startup_scale, "seed": s.seed, "node_seed": s.node_seed,
-            "node_speed_factor": self.engine.node.speed_factor, "domain": s.domain, "eos_rate": s.eos_rate,
+            "node_speed_factor": self.engine.node.speed_factor, "launch_seed": self.engine.launch_seed,
+            "launch_factor": self.engine.node.launch_factor, "domain": s.domain, "eos_rate": s.eos_rate,
             "deployment": {"name": self.dep.name, "description": self.dep.description, "path": self.dep.path},
             "speculative_algorithm": self.cfg.spec_algorithm, "max_total_num_tokens": self.mem.max_total_num_tokens,
             "max_running_requests": self.engine.max_running, "model_clock_s": self.engine.clock,
             "trace_clock": "time.monotonic", "faults": self.faults.info(),
+            "speculative": self._spec_info(), "pacing": self.runtime.pacing(),
         }
+
+    def _spec_info(self) -> dict[str, Any] | None:
+        if not self.cfg.is_spec:
+            return None
+        e = self.engine
+        steps, ndt = e.active_spec()
+        out: dict[str, Any] = {"num_steps": steps, "num_draft_tokens": ndt, "dummy_draft": self.cfg.spec_dummy_draft,
+                               "adaptive": e.adaptive is not None}
+        if e.adaptive is not None:
+            out["adaptive_switches"] = e.adaptive.switches
+            out["adaptive_slots"] = {str(bs): {"steps": sl.steps, "ema_accept_len": round(sl.ema, 3),
+                                               "candidate_steps": sl.candidates} for bs, sl in e.adaptive.slots.items()}
+        return out
 
     # -------------------------------------------------------------------------------------- request building
 

@@ -136,16 +136,21 @@ def build_startup(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, oo
             tl.add(t + 0.02 * r, "line",
                    f"Load weight begin. avail mem={rank_avail[r] - mem.target_weights_gib:.2f} GB", r)
         draft_shards = max(1, round(drafter.weights_gib / 4))
-        t_bar_end = _bar_frames(tl, t, drafter.weight_load_s, draft_shards, "Multi-thread loading shards",
-                                "completed")
-        dfinish = sorted((t + drafter.weight_load_s * (1 + rng.uniform(-0.05, 0.05)) if r else t_bar_end, r)
-                         for r in ranks)
+        load_s = drafter.weight_load_s * (0.1 if cfg.spec_dummy_draft else 1.0)  # dummy: random init, no reads
+        t_bar_end = _bar_frames(tl, t, load_s, draft_shards, "Multi-thread loading shards", "completed")
+        dfinish = sorted((t + load_s * (1 + rng.uniform(-0.05, 0.05)) if r else t_bar_end, r) for r in ranks)
         for tf, r in dfinish:
             after = rank_avail[r] - mem.target_weights_gib - mem.draft_weights_gib
             tl.add(tf, "line", f"Load weight end. elapsed={tf - t:.2f} s, type={drafter.class_name}, "
                                f"avail mem={after:.2f} GB, mem usage={mem.draft_weights_gib:.2f} GB.", r)
         draft_load = max(tf for tf, _ in dfinish) - t
         t = max(tf for tf, _ in dfinish) + 0.2
+        if cfg.spec_adaptive:
+            from .adaptive import AdaptiveController
+            ctl = AdaptiveController(cfg.spec_steps, cfg.args.get("speculative_adaptive_config"), None)
+            first = ctl.slots[ctl.bs_keys[0]]
+            tl.add(t, "line", f"AdaptiveSpeculativeParams initialized: steps={first.steps}, "
+                              f"candidate_steps={first.candidates}", 0)
         if cfg.spec_algorithm == "DFLASH":
             window = cfg.args.get("speculative_draft_window_size")
             tl.add(t, "line", "Initialized DFLASH draft runner. attention_backend="
@@ -269,6 +274,16 @@ def build_startup(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, oo
                         mem.draft_extend_graph_gib, batch_descs(mem.draft_extend_graph_gib), rank0_only=False,
                         end_bs=True)
             graph_time["target_verify"] += d
+    if cfg.spec_adaptive and gcfg["decode"]["backend"] != "disabled" and bs:
+        # init_states: one runtime state (target verify + draft graphs) per further candidate step count
+        for steps in cfg.spec_adaptive_candidates:
+            if steps == cfg.spec_steps:
+                continue
+            d = (st.verify_capture_s_per_bs + 2 * st.draft_capture_s_per_bs) * len(bs) * (0.5 if steps == 0 else 1.0)
+            gib = mem.target_graph_gib * (steps + 1) / max(1, cfg.spec_draft_tokens)
+            tl.add(t + d, "line", f"Built adaptive runtime state steps={steps}: elapsed={d:.2f}s, mem={gib:.2f}GB", 0)
+            graph_time["target_verify"] += d
+            t += d + 0.05
     t += st.post_capture_s
     max_running = effective_max_running_requests(cfg, dep, mem.max_total_num_tokens)
     a = cfg.args

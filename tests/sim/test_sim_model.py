@@ -58,12 +58,7 @@ def test_fp8_kv_doubles_capacity_and_weights_need_four_gpus():
 def test_step_time_matches_the_report_anchors():
     nospec = StepTimeModel(config("--tp", "4"), DEP)
     assert nospec.decode_ms(1, 11_000) == pytest.approx(6.63, abs=0.05)  # 150.9 tok/s
-    tp8 = StepTimeModel(config("--tp", "4"), DEP)
-    tp8.tp = 8  # the 8-GPU anchor: same formula with TP = 8
-    tp8.software_ms = DEP.step.software_base_ms + DEP.step.comm_per_rank_ms * 8
-    tp8.dense_ms /= 2
-    tp8.expert_ms /= 2
-    tp8.gemm_ms_per_token /= 2
+    tp8 = StepTimeModel(config("--tp", "4"), DEP, tp=8)  # the 8-GPU anchor: same formula with TP = 8
     assert tp8.decode_ms(1, 11_000) == pytest.approx(6.54, abs=0.05)
     e6 = StepTimeModel(config("--tp", "4", *ARMS["eagle3-d6"]), DEP).decode_ms(1, 11_000)
     e7 = StepTimeModel(config("--tp", "4", *ARMS["eagle3-d7"]), DEP).decode_ms(1, 11_000)
@@ -71,6 +66,26 @@ def test_step_time_matches_the_report_anchors():
     assert e7 - e6 == pytest.approx(0.397, abs=0.03)  # verify tax per extra drafted token
     assert nospec.union_experts(1) == pytest.approx(8.0)
     assert nospec.union_experts(10_000) == pytest.approx(384.0, abs=0.01)
+
+
+def test_verified_tokens_drive_step_time_at_load():
+    """Once every expert is touched, each verified token still costs its token-expert pairs: the step grows
+    linearly in batch x verify width instead of saturating with the union of experts."""
+    m = StepTimeModel(config("--tp", "4"), DEP)
+    assert m.moe_ms(1) == pytest.approx(DEP.model.num_moe_layers * 8 * m.expert_read_ms)  # read-bound at batch 1
+    per_token_small = m.moe_ms(8) - m.moe_ms(7)
+    per_token_load = (m.moe_ms(512) - m.moe_ms(256)) / 256
+    assert per_token_small == pytest.approx(0.2, abs=0.03)  # ~7 new experts' weights
+    assert per_token_load == pytest.approx(8 * DEP.model.num_moe_layers * m.pair_ms, rel=0.01)  # compute-bound
+    assert m.union_experts(512) == pytest.approx(384.0, abs=0.1)
+    assert m.moe_ms(512) > 3 * m.moe_ms(128) * 0.9  # no saturation
+    d = StepTimeModel(config("--tp", "4", *ARMS["dflash-b16"]), DEP)
+    e = StepTimeModel(config("--tp", "4", *ARMS["eagle3-d6"]), DEP)
+    n = StepTimeModel(config("--tp", "4"), DEP)
+    ctx = 32 * 1300.0
+    assert n.decode_ms(32, ctx) == pytest.approx(36, rel=0.15)  # no-spec 845 tok/s at 32 streams
+    assert d.decode_ms(32, ctx) > 3 * n.decode_ms(32, ctx)  # 512 verified tokens a step
+    assert n.decode_ms(32, ctx) < e.decode_ms(32, ctx) < d.decode_ms(32, ctx)
 
 
 def test_acceptance_rises_with_context_and_falls_with_depth():
