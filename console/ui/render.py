@@ -66,8 +66,7 @@ def badge_text(state: RuntimeState) -> Text:
         t.append(" ")
         t.append(" SIMULATED ", style="bold black on magenta")
         if state.sim_time_scale and state.sim_time_scale != 1:
-            t.append(f" time ×{state.sim_time_scale:g}: client rates read {state.sim_time_scale:g}× faster",
-                     style="magenta")
+            t.append(f" time ×{state.sim_time_scale:g}: figures are the modelled node's", style="magenta")
     return t
 
 
