@@ -3,8 +3,10 @@ environment, made the same on every machine (see `_hermetic_environment`)."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import random
+import shutil
 import stat
 import sys
 import tempfile
@@ -29,6 +31,7 @@ TEXTUAL_RENDER_VARS = ("TEXTUAL_THEME", "TEXTUAL_ANIMATIONS", "TEXTUAL_FILTERS",
 #: where a test that forgets its tmp_path would record sessions or cache catalogues: never the checkout's
 #: sessions/ (other runs and people use it) nor ~/.cache; `stray_writes` fails the test that wrote here
 STRAY = Path(tempfile.mkdtemp(prefix="serving-console-tests-"))
+atexit.register(shutil.rmtree, STRAY, ignore_errors=True)
 
 
 def _hermetic_environment() -> None:
@@ -68,7 +71,6 @@ def stray_writes():
     root = STRAY / "sessions"
     found = sorted(str(p.relative_to(root)) for p in root.iterdir()) if root.is_dir() else []
     if found:
-        import shutil
         shutil.rmtree(root, ignore_errors=True)
         pytest.fail(f"the test wrote {found[:3]} into the default sessions directory ($SERVING_CONSOLE_SESSIONS, "
                     f"else ./sessions of the checkout): give it tmp_path", pytrace=False)
