@@ -346,11 +346,6 @@ class Runtime:
             self.stream.time_scale = scale
         self.monitor.time_scale = scale
 
-    def default_verify_tax_ms(self) -> tuple[float, str]:
-        """The published verify tax (figures on a time-scaled twin are the modelled node's, so it applies as is)."""
-        from console.core.measure.forecast import PUBLISHED_TAX
-        return PUBLISHED_TAX.ms, PUBLISHED_TAX.text
-
     def _connect(self, url: str, api_key: str | None) -> None:
         if self.profile is None:
             hint, src = ATTACH_KEY_HINT, (f"from ${self.api_key_env}" if self.api_key_env else "given")

@@ -410,23 +410,19 @@ class ConsoleApp(App[int]):
         """Browse recorded sessions: cells, pairs, reports; compare two cells of the same workload."""
         rt = self.runtime
         if rt is not None:
-            self.push_screen(SessionsScreen(rt.sessions_root, default_tax=rt.default_verify_tax_ms()))
+            self.push_screen(SessionsScreen(rt.sessions_root))
 
     def action_forecast(self, _via: str = "") -> None:
         """Forecast other depths from the latest measured cell of the running arm."""
         rt = self.runtime
         if rt is None:
             return
-        st = rt.state
-        arm = len(st.arms) - 1 if st.arms else None
-        cells = [c for c in st.cells_done if c.arm_index == arm and c.cell_dir and c.summary is not None
-                 and c.summary.per_position_acceptance]
-        if not cells:
+        base = rt.forecast_base()
+        if base is None:
             self.notify("no measured cell with per-position acceptance on this arm yet (r runs one)",
                         severity="warning")
             return
-        base = next((c for c in reversed(cells) if c.label != "anchor"), cells[-1])
-        self.push_screen(ForecastScreen(Path(base.cell_dir), default_tax=rt.default_verify_tax_ms()))
+        self.push_screen(ForecastScreen(Path(base.cell_dir)))
 
     def action_chat(self) -> None:
         """Chat with the served model (openai SDK); every answer carries TTFT, tok/s, τ and p_i."""

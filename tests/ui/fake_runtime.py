@@ -39,10 +39,31 @@ DFLASH_HISTS = [[1, 1, 2, 2, 2, 3, 2, 2, 2, 1, 1, 1, 1, 0, 1, 2], [1, 2, 1, 2, 3
 """Block 16: 15 draft positions (spec_correct_drafts_histogram of 16 bins)."""
 
 
+def _write_cell(info: ServerInfo, rows: list[RequestRecord]) -> Path:
+    """The fake's finished cell as a real cell folder (manifest + rows), so that what reads cells from disk (the
+    forecast) runs for real over it."""
+    import tempfile
+    from console.core.runtime import _spec_dict
+    d = Path(tempfile.mkdtemp(prefix="fake-session-")) / "cell-001-health"
+    d.mkdir()
+    manifest = {"label": "health", "profile": "k26-eagle3-d6", "simulated": True, "speculative": _spec_dict(info),
+                "prompt_set": {"name": "health", "sha256": "0" * 64},
+                "protocol": {"prompt_set": "health", "n": 8, "max_tokens": 128, "temperature": 0.6, "concurrency": 1},
+                "kv_capacity_tokens": info.max_total_num_tokens}
+    (d / "manifest.json").write_text(json.dumps(manifest))
+    (d / "rows.jsonl").write_text("".join(json.dumps(r.to_json()) + "\n" for r in rows))
+    return d
+
+
 class FakeRuntime:
     forecast_for = Runtime.forecast_for  # the real computation over this fake's state
+
+    def forecast_base(self) -> CellProgress | None:
+        """The runtime's choice, pointing at the fake's cell as written to disk (the screen shows the fake path)."""
+        from dataclasses import replace
+        base = Runtime.forecast_base(self)
+        return None if base is None else replace(base, cell_dir=str(self.cell_on_disk))
     last_startup_s = Runtime.last_startup_s
-    default_verify_tax_ms = Runtime.default_verify_tax_ms
 
     def __init__(self, observer: Callable[[Event], None], phase: str = "ready", drafter: str = "eagle3") -> None:
         self.observer = observer
@@ -94,6 +115,7 @@ class FakeRuntime:
                                  anchor_n=6))
         done = CellProgress(label="health", total=8, done=6, status="done", cell_dir="sessions/x/cell-001-health",
                             rows=rows, running=False, arm_index=0, prompt_set="health")
+        self.cell_on_disk = _write_cell(st.server, rows)
         done.summary = stats.summarize(rows, num_draft_tokens=ndt)
         st.cells_done.append(done)
         st.startup_elapsed_s = 8.4

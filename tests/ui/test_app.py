@@ -168,7 +168,7 @@ async def test_plus_opens_the_flip_screen_with_diff_and_forecast_and_y_relaunche
         body = widget_text(app, "FlipScreen Vertical")
         assert "drafter.steps" in body and "+ --speculative-num-steps 7" in body
         assert "- --speculative-num-draft-tokens 7" in body and "+ --speculative-num-draft-tokens 8" in body
-        assert "forecast" in body and "depth 7" in body and "report default" in body
+        assert "forecast" in body and "depth 7" in body and "verify tax 0.397 ms/token: published" in body
         await pilot.press("y")
         await pilot.pause(0.3)
     rt = holder[0]

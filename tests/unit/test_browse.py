@@ -275,7 +275,7 @@ def test_cell_forecast_matches_the_cli_and_uses_a_given_tax(tmp_path):
     assert at6.tau == pytest.approx(fc.base_tau) and at6.tok_s == pytest.approx(fc.base_tok_s)
     assert fc.at(8).extrapolated_positions == 2
     alone = browse.cell_forecast(p["old_tool"]).forecast  # no sibling at another width: the published tax
-    assert alone.tax.source == "published" and alone.tax_source.startswith("published 0.397 ms")
+    assert alone.tax.source == "published" and alone.tax_source.startswith("published (chain drafting")
     with pytest.raises(ValueError, match="no rows.jsonl"):
         browse.cell_forecast(tmp_path)
 

@@ -43,18 +43,18 @@ class VerifyTax:
     source: str
     """'probed' | 'fitted' | 'published' | 'given'."""
     text: str
-    """One line for the screen: the figure, its source and its uncertainty."""
+    """One line for the screen after the figure: its source and uncertainty (screens print 'verify tax
+    {ms} ms/token: {text}')."""
     ci_ms: tuple[float, float] | None = None
     """Bootstrap 95% CI (probed, fitted)."""
 
 
 PUBLISHED_TAX = VerifyTax(REPORT_VERIFY_TAX_MS, "published",
-                          "published 0.397 ms (chain drafting, measured on the reference node; "
-                          "docs/reference-deployment.md §3)")
+                          "published (chain drafting, measured on the reference node; docs/reference-deployment.md §3)")
 
 
 def given_tax(ms: float, why: str = "given (--verify-tax-ms)") -> VerifyTax:
-    return VerifyTax(ms, "given", f"{ms:.3f} ms {why}")
+    return VerifyTax(ms, "given", why)
 
 
 def fit_verify_tax(cells: Sequence[tuple[int, Sequence[float]]], *, seed: int = 0, n_boot: int = 1000,
@@ -82,7 +82,8 @@ def fit_verify_tax(cells: Sequence[tuple[int, Sequence[float]]], *, seed: int = 
         return None, f"the session's fit {span} is not physical (a verified token cannot save time)"
     if lo <= 0:
         return None, f"the session's fit {span} is not resolved (its 95% CI includes 0)"
-    return VerifyTax(slope, "fitted", f"fitted in this session: {span}", (lo, hi)), ""
+    return VerifyTax(slope, "fitted", f"fitted in this session, 95% CI [{lo:.3f}, {hi:.3f}] across widths "
+                                      f"{', '.join(map(str, widths))}{what}", (lo, hi)), ""
 
 
 def choose_verify_tax(probed: VerifyTax | None = None, fitted: tuple[VerifyTax | None, str] | None = None

@@ -519,7 +519,7 @@ def session_tax(cell_dir: Path) -> tuple[VerifyTax | None, str]:
 
 
 def cell_forecast(cell_dir: Path, depths: Sequence[int] | None = None, *, verify_tax_ms: float | None = None,
-                  tax_source: str | None = None, probed: VerifyTax | None = None, **_legacy: Any) -> CellForecast:
+                  tax_source: str | None = None, probed: VerifyTax | None = None) -> CellForecast:
     """Forecast other depths from a measured cell: the one forecast of the console. The verify tax follows
     `measure.forecast.choose_verify_tax`: `verify_tax_ms` when given (the CLI's --verify-tax-ms), else probed,
     else fitted across the cell's session when resolved and positive, else the published 0.397 ms with the reason.

@@ -112,13 +112,13 @@ class ForecastScreen(Screen[None]):
             self.forecast, self.error = forecast, error
 
     def __init__(self, cell_dir: Path, *, depths: Sequence[int] | None = None, verify_tax_ms: float | None = None,
-                 tax_source: str | None = None, default_tax: tuple[float, str] | None = None) -> None:
+                 tax_source: str | None = None) -> None:
         """`cell_dir`: a measured cell; `depths`: default EAGLE 3–8 / DFLASH 4,8,16,32; `verify_tax_ms` forces the
-        tax, else the session's measured one, else `default_tax` (the runtime's `default_verify_tax_ms()`)."""
+        tax, else the forecast's policy chooses it (probed → fitted and resolved → published; measure/forecast)."""
         super().__init__()
         self.cell_dir = Path(cell_dir)
         self.depths = list(depths) if depths else None
-        self.verify_tax_ms, self.tax_source, self.default_tax = verify_tax_ms, tax_source, default_tax
+        self.verify_tax_ms, self.tax_source = verify_tax_ms, tax_source
         self.result: CellForecast | None = None
         self.error: str | None = None
 
@@ -136,7 +136,7 @@ class ForecastScreen(Screen[None]):
     def _compute(self) -> None:
         try:
             cf = cell_forecast(self.cell_dir, self.depths, verify_tax_ms=self.verify_tax_ms,
-                               tax_source=self.tax_source, default_tax=self.default_tax)
+                               tax_source=self.tax_source)
         except (ValueError, OSError) as e:
             self.app.call_from_thread(self._show, None, str(e).splitlines()[0] if str(e) else type(e).__name__)
             return

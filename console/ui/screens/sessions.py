@@ -297,17 +297,14 @@ class SessionsScreen(Screen[None]):
             super().__init__()
             self.stats, self.refusal = stats, refusal
 
-    def __init__(self, root: Path, *, now: Now | None = None, tz=None, seed: int = 0,
-                 default_tax: tuple[float, str] | None = None) -> None:
+    def __init__(self, root: Path, *, now: Now | None = None, tz=None, seed: int = 0) -> None:
         """`root`: the sessions root (the runtime's `sessions_root`); `now`: clock for "… ago" (UTC-aware);
-        `tz`: zone times are shown in (None = local); `seed`: bootstrap seed of comparisons; `default_tax`:
-        verify tax passed to the forecast screen when a session measured none (the runtime's default)."""
+        `tz`: zone times are shown in (None = local); `seed`: bootstrap seed of comparisons."""
         super().__init__()
         self.root = Path(root)
         self._now = now or utc_now
         self.tz = tz
         self.seed = seed
-        self.default_tax = default_tax
         self.sessions: list[SessionSummary] = []
         self.entries: dict[str, tuple[str, SessionSummary, object]] = {}
         self.collapsed: set[str] = set()
@@ -610,4 +607,4 @@ class SessionsScreen(Screen[None]):
             return
         from console.ui.screens.forecast import ForecastScreen
         c: CellEntry = cur[2]  # type: ignore[assignment]
-        self.app.push_screen(ForecastScreen(c.dir, default_tax=self.default_tax))
+        self.app.push_screen(ForecastScreen(c.dir))
