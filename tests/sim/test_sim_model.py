@@ -8,7 +8,7 @@ import pytest
 
 from console.sim.acceptance import conditionals, expected_accept_length
 from console.sim.args import parse_argv, resolve_server_args
-from console.sim.calibrate import ARMS, REPORT_CELLS, build_engine, run_cell
+from console.sim.calibrate import ARMS, build_engine, run_cell
 from console.sim.deployment import load_deployment
 from console.sim.domain import detect_domain
 from console.sim.engine import Engine, RequestOutput, SimRequest
@@ -225,38 +225,6 @@ def test_stop_string_eos_and_stop_token():
     assert e.finish_reason == {"type": "stop", "matched": DEP.model.eos_token_id}
     assert e.output_ids()[-1] == DEP.model.eos_token_id and len(e.output_ids()) == e.n_out
     assert e.visible_tokens == e.n_out - 1
-
-
-# ----------------------------------------------------------------------------------------------- calibration
-
-
-def test_calibration_against_the_report(capsys):
-    """Model vs report per cell (domain.md section 3); prints the table (run with -s to see it)."""
-    rows = []
-    for arm, domain, ptoks, ref, what in REPORT_CELLS:
-        r = run_cell(arm, domain, prompt_tokens=ptoks, max_tokens=2048, n=8)
-        rows.append((what, ref, r.median_tok_s, r.mean_tau, r.median_ttft_ms))
-    with capsys.disabled():
-        print(f"\n{'cell':<48} {'report':>8} {'model':>8} {'diff':>7} {'tau':>5} {'TTFT ms':>8}")
-        for what, ref, got, tau, ttft in rows:
-            print(f"{what:<48} {ref:>8.1f} {got:>8.1f} {100 * (got / ref - 1):>+6.1f}% {tau:>5.2f} {ttft:>8.0f}")
-    for what, ref, got, _, _ in rows:
-        assert got == pytest.approx(ref, rel=0.08), what
-    by = {w: (got, tau) for w, _, got, tau, _ in rows}
-    assert by["tok/s EAGLE-3 d7 tool 10k"][0] > by["tok/s EAGLE-3 d6 tool 10k (re-runs 474-512)"][0]
-    for dom in ("chat", "tool", "math", "code"):  # DFlash has the higher tau on every short-prompt cell
-        e = next(v for k, v in by.items() if k.startswith(f"tok/s EAGLE-3 {dom} short"))
-        d = next(v for k, v in by.items() if k.startswith(f"tok/s DFlash {dom} short"))
-        assert d[1] > e[1] and d[0] < e[0]
-
-
-def test_ttft_at_10k_and_dflash_block_before_first_token():
-    e = run_cell("eagle3-d6", "tool", n=4, max_tokens=64)
-    d = run_cell("dflash-b16", "tool", n=4, max_tokens=64)
-    assert e.median_ttft_ms == pytest.approx(240, rel=0.1)
-    assert d.median_ttft_ms > e.median_ttft_ms + 10  # DFlash drafts and verifies a block first
-    chat_tau = statistics.fmean(run_cell("eagle3-d6", "chat", n=4, max_tokens=512).tau)
-    assert 2.2 <= chat_tau <= 2.9
 
 
 # -------------------------------------------------------------------------------------------- tokens, domain
