@@ -141,6 +141,7 @@ class AdaptiveController:
         self.graph_bs = sorted(graph_bs) if graph_bs else None
         self.steps = initial_steps  #: active steps (the runtime state in force)
         self.switches = 0
+        self.history: list[tuple[int, int]] = []  #: (batch size, steps) of every switch, in order
         self.log = log
 
     @property
@@ -166,15 +167,20 @@ class AdaptiveController:
                  f"{steps + 1}")
         self.steps = steps
         self.switches += 1
+        self.history.append((self._last_batch, steps))
+
+    _last_batch = 0
 
     def activate_for_batch(self, batch: int) -> int:
         """Before a verify round: the slot's steps for this batch size become active. Returns them."""
+        self._last_batch = batch
         self._switch(self._slot(batch).steps)
         return self.steps
 
     def on_verify(self, correct_drafts: list[int], batch: int) -> None:
         """After a verify round (accepted drafts per request)."""
         slot = self._slot(batch)
+        self._last_batch = batch
         changed = slot.update(correct_drafts)
         if changed is not None:
             old, new = changed

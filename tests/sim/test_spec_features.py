@@ -1,0 +1,155 @@
+"""What later features need from the twin: adaptive draft steps (--speculative-adaptive, as SGLang 0.5.23 adapts
+them), random draft weights (--speculative-draft-load-format dummy: tau ~ 1 at unchanged step cost) and topk > 1
+trees (verify width num_draft_tokens and drafter passes num_steps vary independently)."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from console.sim.adaptive import AdaptiveController, StepSlot
+from console.sim.args import ResolutionError, parse_argv, resolve_server_args
+from console.sim.calibrate import MODEL, run_cell
+from console.sim.deployment import load_deployment
+
+from .twin_process import FAST, start_twin, stop_twin
+
+DEP = load_deployment()
+EAGLE = ["--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "lightseekorg/kimi-k2.6-eagle3-mla"]
+ADAPTIVE = EAGLE + ["--speculative-adaptive"]
+
+
+def resolve(*extra: str):
+    argv = MODEL + ["--mem-fraction-static", "0.96", *extra]
+    ns, sim = parse_argv(argv)
+    return resolve_server_args(ns, sim, argv, DEP)
+
+
+# ---------------------------------------------------------------------------------------------- adaptive
+
+
+def test_adaptive_resolution_as_sglang():
+    cfg = resolve(*ADAPTIVE)
+    assert cfg.spec_adaptive and cfg.spec_adaptive_candidates == [0, 1, 3, 5, 7]
+    assert (cfg.spec_steps, cfg.spec_topk, cfg.spec_draft_tokens) == (3, 1, 4)  # the middle candidate
+    assert resolve(*ADAPTIVE, "--speculative-num-steps", "5").spec_draft_tokens == 6
+    with pytest.raises(ResolutionError, match="not in the adaptive config candidate_steps"):
+        resolve(*ADAPTIVE, "--speculative-num-steps", "4")
+    off = resolve(*ADAPTIVE, "--speculative-num-steps", "3", "--speculative-eagle-topk", "2",
+                  "--speculative-num-draft-tokens", "6", "--page-size", "1")
+    assert not off.spec_adaptive and not off.args["speculative_adaptive"]
+    assert any("speculative_adaptive disabled: speculative_eagle_topk=2" in line for line in off.resolution_log)
+    dflash = resolve("--speculative-algorithm", "DFLASH", "--speculative-draft-model-path", "z", "--speculative-adaptive")
+    assert not dflash.spec_adaptive and any("only EAGLE/EAGLE3" in line for line in dflash.resolution_log)
+
+
+def test_adaptive_slot_moves_with_acceptance_like_sglang():
+    slot = StepSlot(3, {"candidate_steps": [1, 3, 5, 7]})
+    moves = [slot.update([6, 6]) for _ in range(30)]  # drafts accepted all the way: up past every threshold
+    assert [m for m in moves if m] == [(3, 7)] and moves.index((3, 7)) == 14  # 10 warm-up rounds, then every 5th
+    slot = StepSlot(3, {"candidate_steps": [1, 3, 5, 7]})
+    moves = [slot.update([3]) for _ in range(30)]  # ema -> 3: one step up, then it holds
+    assert [m for m in moves if m] == [(3, 5)]
+    for _ in range(40):
+        slot.update([0, 0])
+    assert slot.steps == 1
+    ctl = AdaptiveController(3, None, [1, 2, 4, 8, 16, 24, 32, 48])
+    assert ctl.activate_for_batch(1) == 3 and ctl.activate_for_batch(40) == 1  # 40 -> graph bs 48 -> slot "32"
+    assert ctl.switches == 1
+
+
+def test_adaptive_runs_deep_on_easy_traffic_at_batch_1_and_shallow_at_load():
+    easy = run_cell(ADAPTIVE, "tool", prompt_tokens=10_000, max_tokens=512, n=3)
+    assert (1, 7) in easy.engine.adaptive.history and easy.engine.adaptive.slots[1].steps >= 5
+    assert max(len(h) for h in easy.hists) == 8  # up to 7 accepted drafts once at 7 steps
+    load = run_cell(ADAPTIVE, "chat", prompt_tokens=1000, max_tokens=256, n=32, concurrency=32)
+    assert load.engine.adaptive.slots[32].steps in (0, 1) and (32, 1) in load.engine.adaptive.history
+    static = run_cell(EAGLE + ["--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+                               "--speculative-num-draft-tokens", "4"], "chat", prompt_tokens=1000, max_tokens=256,
+                      n=32, concurrency=32)
+    assert load.aggregate_tok_s > 0.9 * static.aggregate_tok_s
+
+
+@pytest.mark.e2e
+def test_adaptive_steps_show_in_metrics_and_internal_states(tmp_path):
+    cfg_file = tmp_path / "adaptive.json"
+    cfg_file.write_text(json.dumps({"1": {"candidate_steps": [1, 3, 7], "warmup_batches": 2, "update_interval": 2}}))
+    t = start_twin(MODEL + ADAPTIVE + FAST + ["--mem-fraction-static", "0.96", "--enable-metrics",
+                                              "--speculative-adaptive-config", str(cfg_file),
+                                              "--decode-log-interval", "5"], tmp_path)
+    try:
+        out = t.stdout()
+        assert "AdaptiveSpeculativeParams initialized: steps=3, candidate_steps=[1, 3, 7]" in out
+        assert "Built adaptive runtime state steps=1:" in out and "Built adaptive runtime state steps=7:" in out
+        body = {"text": "Call the tool get_weather for Paris and return the JSON tool call. " * 400,
+                "sampling_params": {"max_new_tokens": 400, "ignore_eos": True, "temperature": 0.6}}
+        r = httpx.post(t.url + "/generate", json=body, timeout=60)
+        assert r.status_code == 200
+        assert "Switch adaptive runtime state: steps 3 -> 7, draft_tokens 4 -> 8" in t.stdout()
+        samples = {s.name: s.value for fam in text_string_to_metric_families(httpx.get(t.url + "/metrics").text)
+                   for s in fam.samples if s.labels.get("tp_rank", "0") == "0"}
+        assert samples["sglang:spec_num_steps"] == 7 and samples["sglang:spec_num_draft_tokens"] == 8
+        info = httpx.get(t.url + "/server_info").json()
+        assert info["speculative_num_steps"] == 3 and info["speculative_adaptive"] is True  # the launch
+        st = info["internal_states"][0]
+        assert (st["speculative_num_steps"], st["speculative_num_draft_tokens"]) == (7, 8)  # in force
+        sim = httpx.get(t.url + "/sim/info").json()["speculative"]
+        assert sim["adaptive"] and sim["num_steps"] == 7 and sim["adaptive_slots"]["1"]["steps"] == 7
+    finally:
+        stop_twin(t)
+
+
+# ------------------------------------------------------------------------------------------ dummy weights
+
+
+D6 = EAGLE + ["--speculative-num-steps", "6", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "7"]
+
+
+def test_dummy_draft_weights_accept_nothing_at_unchanged_step_cost():
+    real = run_cell(D6, "tool", prompt_tokens=10_000, max_tokens=512, n=4)
+    dummy = run_cell(D6 + ["--speculative-draft-load-format", "dummy"], "tool", prompt_tokens=10_000,
+                     max_tokens=512, n=4)
+    assert dummy.mean_tau == pytest.approx(1.0, abs=0.01)
+    assert sorted(dummy.step_ms)[1] == pytest.approx(sorted(real.step_ms)[1], rel=0.03)
+    # a verify-tax probe: the dummy arm's step over the no-spec step prices 6 verified drafts + the drafter
+    nospec = run_cell("nospec", "tool", prompt_tokens=10_000, max_tokens=512, n=4)
+    tax = (1000 / dummy.median_tok_s - 1000 / nospec.median_tok_s)
+    assert 2.5 < tax < 4.0
+
+
+@pytest.mark.e2e
+def test_dummy_draft_launch_logs_its_load_format_and_reports_tau_one(tmp_path):
+    t = start_twin(MODEL + D6 + FAST + ["--mem-fraction-static", "0.96", "--speculative-draft-load-format", "dummy"],
+                   tmp_path)
+    try:
+        assert "Using draft model load_format: 'dummy'" in t.stdout()
+        r = httpx.post(t.url + "/generate", json={"text": "Hello " * 200, "sampling_params": {
+            "max_new_tokens": 64, "ignore_eos": True}}, timeout=30).json()
+        meta = r["meta_info"]
+        assert meta["spec_accept_length"] == pytest.approx(64 / meta["spec_verify_ct"])
+        assert meta["spec_num_correct_drafts"] == 0 and meta["spec_verify_ct"] == 63
+        assert httpx.get(t.url + "/sim/info").json()["speculative"]["dummy_draft"] is True
+    finally:
+        stop_twin(t)
+
+
+# ---------------------------------------------------------------------------------------------------- trees
+
+
+def tree(steps: int, ndt: int) -> list[str]:
+    return EAGLE + ["--speculative-num-steps", str(steps), "--speculative-eagle-topk", "4",
+                    "--speculative-num-draft-tokens", str(ndt), "--page-size", "1"]
+
+
+def test_tree_width_and_depth_vary_independently():
+    cells = {(s, n): run_cell(tree(s, n), "chat", prompt_tokens=1000, max_tokens=384, n=4) for s, n in
+             ((3, 4), (3, 16), (6, 16))}
+    step = {k: sorted(c.step_ms)[len(c.step_ms) // 2] for k, c in cells.items()}
+    depth = {k: max(len(h) for h in c.hists) - 1 for k, c in cells.items()}
+    assert depth[(3, 4)] <= 3 and depth[(3, 16)] <= 3 and depth[(6, 16)] > 3  # accepted depth <= steps
+    assert cells[(3, 16)].mean_tau > cells[(3, 4)].mean_tau  # a wider tree accepts more at the same depth
+    assert step[(3, 16)] > step[(3, 4)] + 1.5  # and verifies 16 tokens instead of 4
+    assert step[(6, 16)] > step[(3, 16)]  # more drafter passes at the same verify width
