@@ -19,11 +19,11 @@ from textual.css.query import NoMatches
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
-from console.core.measure.cell import ANCHOR_PROTOCOL, CellProtocol
-from console.core.runtime import Event, IoThread, Runtime
+from console.core.run.cell import ANCHOR_PROTOCOL, CellProtocol
+from console.core.run.runtime import Event, IoThread, Runtime
 from console.core.measure.plots import sparkline
 from console.ui import render
-from console.core.exits import EXIT_ENGINE, EXIT_OK, describe, exit_code
+from console.core.exits import EXIT_ENGINE, EXIT_OK
 from console.ui.messages import CommandDone, CommandFailed, RuntimeEvent
 from console.ui.widgets.footer import NARROW_BELOW as FOOTER_NARROW_BELOW, ConsoleFooter
 from console.ui.screens.help import HelpScreen
@@ -236,7 +236,7 @@ class ConsoleApp(App[int]):
             if loop is None or loop.is_closed():
                 return
             exc = f.exception() if not f.cancelled() else None
-            msg: Any = (CommandFailed(what, _one_line(exc), exit_code(exc)) if exc
+            msg: Any = (CommandFailed.of(what, exc) if exc
                         else CommandDone(what, None if f.cancelled() else f.result()))
             try:
                 loop.call_soon_threadsafe(self.post_message, msg)
@@ -434,7 +434,7 @@ class ConsoleApp(App[int]):
         sampling; one message goes to both and the answers stream side by side, each with its own stats."""
         if not self._can_chat():
             return
-        from console.core.engine.chat import ChatSession, ChatUnavailable
+        from console.core.run.chat import ChatSession, ChatUnavailable
         from console.ui.screens.chat import BothArmsScreen
         rt = self.runtime
         try:
@@ -614,7 +614,7 @@ class ConsoleApp(App[int]):
         self.push_screen(PairScreen(a, self.pair_state, self._start_pair, self.last_protocol))
 
     def _start_pair(self, spec) -> None:
-        from console.core.pair_runner import run_pair
+        from console.core.run.pair import run_pair
         rt = self.runtime
         if rt is None or self.pair_state.running:
             return
@@ -677,12 +677,6 @@ def _server_key(s) -> object:
             s.max_total_num_tokens, s.tp_size, s.dp_size, s.served_model_name, s.enable_metrics,
             None if s.avg_spec_accept_length is None else round(s.avg_spec_accept_length, 2),
             None if mu is None else (mu.weight_gb, mu.kvcache_gb, mu.graph_total_gb))
-
-
-def _one_line(exc: BaseException | None) -> str:
-    if exc is None:
-        return ""
-    return "; ".join(describe(exc))[:600]
 
 
 def make_app(runtime_factory: RuntimeFactory, **kw: Any) -> ConsoleApp:

@@ -1,5 +1,6 @@
 """Messages the app passes around (past tense, small dataclasses). Core `Event`s arrive from the I/O
-thread wrapped in `RuntimeEvent`."""
+thread wrapped in `RuntimeEvent`; a submitted command that raised arrives as `CommandFailed`, its line from
+`one_line` (the console's own description of a failure, `console.core.exits.describe`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,17 @@ from typing import Any
 
 from textual.message import Message
 
-from console.core.runtime import Event
+from console.core.exits import describe, exit_code
+from console.core.run.runtime import Event
+
+ONE_LINE_LIMIT = 600
+
+
+def one_line(exc: BaseException | None) -> str:
+    """The failure as the one line the UI shows: `describe`'s problems joined by '; ' ("" for None)."""
+    if exc is None:
+        return ""
+    return "; ".join(describe(exc))[:ONE_LINE_LIMIT]
 
 
 @dataclass
@@ -28,6 +39,10 @@ class CommandFailed(Message, bubble=False):
     text: str
     code: int | None = None
     """The documented exit code of this failure (console.core.exits), None for an unexpected error."""
+
+    @classmethod
+    def of(cls, what: str, exc: BaseException) -> "CommandFailed":
+        return cls(what, one_line(exc), exit_code(exc))
 
 
 @dataclass
