@@ -1,4 +1,4 @@
-"""Chat with the served model (core: `console.core.engine.chat`, through the official openai SDK).
+"""Chat with the served model (core: `console.core.run.chat`, through the official openai SDK).
 
 The screen takes the core objects it needs: a `ChatSession` (or two, for the "both arms" mode: answers side by
 side), or a factory that makes them, and the app's `submit(what, coroutine)` that runs a coroutine in the
@@ -9,6 +9,8 @@ Keys: Enter sends · Ctrl+S or Escape stops the running reply (Escape when idle 
 history · Ctrl+O sets system prompt / temperature / max tokens · F2 saves chat-<n>.json + .md into the session
 · Ctrl+Y copies the transcript as Markdown. The same as slash commands: /system, /temp, /max, /clear, /save,
 /copy, /help.
+
+The forms (settings, both arms) are in `chat_forms`, the transcript column in `console.ui.widgets.chat_column`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import weakref
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Coroutine
@@ -24,13 +25,19 @@ from typing import Any, Callable, Coroutine
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Collapsible, Input, Label, Markdown, Static
+from textual.screen import Screen
+from textual.widgets import Input, Static
 
-from console.core.engine.chat import ChatSession, ChatTurn, ChatUnavailable, send_to_arms, stop_all
+from console.core.run.chat import ChatSession, ChatTurn, ChatUnavailable, send_to_arms, stop_all
+from console.ui.messages import CommandFailed, one_line
+from console.ui.screens.chat_forms import BothArmsScreen, ChatSettingsScreen
+from console.ui.widgets.chat_column import ChatColumn
 from console.ui.widgets.footer import ConsoleFooter
+
+# The forms and the column are re-exported: `from console.ui.screens.chat import BothArmsScreen` keeps working.
+__all__ = ["BothArmsScreen", "ChatColumn", "ChatScreen", "ChatSettingsScreen", "ChatTurnFinished"]
 
 Submit = Callable[[str, Coroutine[Any, Any, Any]], "concurrent.futures.Future | None"]
 
@@ -45,290 +52,6 @@ class ChatTurnFinished(Message, bubble=False):
 
     column: int
     turn: ChatTurn
-
-
-@dataclass
-class ChatSendFailed(Message, bubble=False):
-    """The submitted chat coroutine raised (one line)."""
-
-    text: str
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    text = text.splitlines()[0] if text else type(exc).__name__
-    return text[:300]
-
-
-# --- settings form -------------------------------------------------------------------------------
-
-
-class FormModal(ModalScreen["dict[str, Any] | None"]):
-    """A small form: `read()` returns the values or raises ValueError with one line, shown in `#ERROR_ID`
-    (nothing changes); the `OK_ID` button or Enter submits, escape or any other button cancels."""
-
-    BINDINGS = [Binding("escape", "cancel", "cancel")]
-    DEFAULT_CSS = """
-    FormModal { align: center middle; }
-    FormModal > Vertical { max-width: 100%; height: auto; border: round $accent; background: $surface; padding: 0 1; }
-    FormModal Grid { grid-size: 2; grid-rows: 1; height: auto; margin: 1 0 0 0; }
-    FormModal .form-error { color: $error; height: auto; }
-    FormModal .form-buttons { height: 1; align-horizontal: right; margin-top: 1; }
-    FormModal Button { margin-left: 2; }
-    """
-    ERROR_ID = "form-error"
-    OK_ID = "ok"
-
-    def read(self) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def action_submit(self) -> None:
-        try:
-            values = self.read()
-        except ValueError as e:
-            self.query_one(f"#{self.ERROR_ID}", Static).update(str(e))
-            return
-        self.dismiss(values)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_submit() if event.button.id == self.OK_ID else self.action_cancel()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_submit()
-
-
-class ChatSettingsScreen(FormModal):
-    """System prompt, temperature and max tokens; a bad field shows one line and nothing changes."""
-
-    ERROR_ID, OK_ID = "settings-error", "apply"
-    DEFAULT_CSS = """
-    ChatSettingsScreen > Vertical { width: 76; }
-    ChatSettingsScreen Grid { grid-columns: 15 1fr; }
-    """
-
-    def __init__(self, system_prompt: str, temperature: float, max_tokens: int) -> None:
-        super().__init__()
-        self.initial = (system_prompt, temperature, max_tokens)
-
-    def compose(self) -> ComposeResult:
-        sp, t, m = self.initial
-        with Vertical():
-            yield Static("[b]chat settings[/b] [dim](apply to every column; the history stays)[/dim]")
-            with Grid():
-                yield Label("system prompt")
-                yield Input(sp, id="system_prompt", compact=True, placeholder="none")
-                yield Label("temperature")
-                yield Input(f"{t:g}", id="temperature", compact=True)
-                yield Label("max tokens")
-                yield Input(str(m), id="max_tokens", compact=True)
-            yield Static("", id="settings-error", classes="form-error")
-            with Horizontal(id="settings-buttons", classes="form-buttons"):
-                yield Button("cancel", id="cancel", compact=True)
-                yield Button("apply", variant="primary", id="apply", compact=True)
-
-    def read(self) -> dict[str, Any]:
-        raw_t = self.query_one("#temperature", Input).value.strip()
-        raw_m = self.query_one("#max_tokens", Input).value.strip()
-        try:
-            t = float(raw_t)
-        except ValueError:
-            raise ValueError(f"temperature: {raw_t!r} is not a number") from None
-        if not 0.0 <= t <= 2.0:
-            raise ValueError("temperature must be between 0 and 2")
-        try:
-            m = int(raw_m)
-        except ValueError:
-            raise ValueError(f"max tokens: {raw_m!r} is not a whole number") from None
-        if m < 1:
-            raise ValueError("max tokens must be ≥ 1")
-        return {"system_prompt": self.query_one("#system_prompt", Input).value, "temperature": t, "max_tokens": m}
-
-
-class BothArmsScreen(FormModal):
-    """Where arm B answers: another server (a second node, or a router in front of it) or this server with other
-    sampling. Returns {"url": str | None, "api_key_env": str | None, "temperature": float | None}."""
-
-    ERROR_ID, OK_ID = "both-error", "open"
-    DEFAULT_CSS = """
-    BothArmsScreen > Vertical { width: 84; }
-    BothArmsScreen Grid { grid-columns: 22 1fr; }
-    """
-
-    def __init__(self, a_label: str, a_temperature: float) -> None:
-        super().__init__()
-        self.a_label, self.a_temperature = a_label, a_temperature
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(f"[b]chat with both arms[/b] [dim]A = {self.a_label} (T {self.a_temperature:g}); "
-                         "one message goes to both, answers side by side[/dim]")
-            with Grid():
-                yield Label("B server URL")
-                yield Input("", id="url", compact=True, placeholder="blank: this server (e.g. other sampling)")
-                yield Label("B API key env var")
-                yield Input("", id="api_key_env", compact=True, placeholder="optional, e.g. SGLANG_API_KEY_B")
-                yield Label("B temperature")
-                yield Input("", id="temperature", compact=True, placeholder=f"blank: same as A ({self.a_temperature:g})")
-            yield Static("", id="both-error", classes="form-error")
-            with Horizontal(id="both-buttons", classes="form-buttons"):
-                yield Button("cancel", id="cancel", compact=True)
-                yield Button("open", variant="primary", id="open", compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#url", Input).focus()
-
-    def read(self) -> dict[str, Any]:
-        url = self.query_one("#url", Input).value.strip() or None
-        if url is not None and not url.startswith(("http://", "https://")):
-            raise ValueError(f"B server URL: {url!r} must start with http:// or https://")
-        env = self.query_one("#api_key_env", Input).value.strip() or None
-        if env is not None and not env.replace("_", "").isalnum():
-            raise ValueError(f"B API key env var: {env!r} is not a variable name (give the name, never the key)")
-        raw_t = self.query_one("#temperature", Input).value.strip()
-        t = None
-        if raw_t:
-            try:
-                t = float(raw_t)
-            except ValueError:
-                raise ValueError(f"B temperature: {raw_t!r} is not a number") from None
-            if not 0.0 <= t <= 2.0:
-                raise ValueError("B temperature must be between 0 and 2")
-        if url is None and t is None:
-            raise ValueError("B is this server with the same sampling: give B a server URL or another temperature")
-        return {"url": url, "api_key_env": env, "temperature": t}
-
-
-# --- one transcript column -----------------------------------------------------------------------
-
-
-class StatsLine(Static):
-    """The figures under an answer: the wide form (p_i values, Σp/K check) when it fits the width, else compact."""
-
-    def __init__(self, **kw: Any) -> None:
-        super().__init__("", **kw)
-        self.turn: ChatTurn | None = None
-
-    def show_live(self, text: str) -> None:
-        self.turn = None
-        self.update(Text(text, style="italic"))
-
-    def show_turn(self, turn: ChatTurn) -> None:
-        self.turn = turn
-        self.set_class(bool(turn.error), "error")
-        self._render_turn()
-
-    def _render_turn(self) -> None:
-        if self.turn is None:
-            return
-        wide = self.turn.stats_line(wide=True)
-        width = self.content_size.width or self.size.width
-        self.update(Text(wide if 0 < len(wide) <= width else self.turn.stats_line(wide=False)))
-
-    def on_resize(self) -> None:
-        self._render_turn()
-
-
-
-class ChatColumn(Vertical):
-    """One session's transcript: per turn the user line, the answer (Markdown) and its figures line."""
-
-    DEFAULT_CSS = """
-    ChatColumn { width: 1fr; height: 1fr; }
-    ChatColumn .col-title { height: 1; padding: 0 1; background: $boost; text-style: bold; text-wrap: nowrap;
-                            text-overflow: ellipsis; }
-    ChatColumn > VerticalScroll { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
-    ChatColumn .user { margin-top: 1; color: $text-accent; text-style: bold; }
-    ChatColumn Markdown { margin: 0; padding: 0; }
-    ChatColumn Markdown > *:last-child { margin-bottom: 0; }
-    ChatColumn .stats { color: $text-muted; }
-    ChatColumn .stats.error { color: $error; }
-    ChatColumn Collapsible { padding: 0; margin: 0; border: none; }
-    """
-
-    def __init__(self, index: int, title: str | None, **kw: Any) -> None:
-        super().__init__(**kw)
-        self.index = index
-        self.title = title
-        self.pending: deque[str] = deque()
-        """Deltas appended by the I/O thread, drained by the screen's flush timer."""
-        self.md: Markdown | None = None
-        self.live: StatsLine | None = None
-        self.shown = ""
-        self.streaming = False
-
-    def compose(self) -> ComposeResult:
-        if self.title:
-            yield Static(Text(self.title, no_wrap=True, overflow="ellipsis"), classes="col-title")
-        scroll = VerticalScroll(classes="transcript")
-        scroll.can_focus = False
-        yield scroll
-
-    @property
-    def transcript(self) -> VerticalScroll:
-        return self.query_one(VerticalScroll)
-
-    def on_mount(self) -> None:
-        # Textual's anchor keeps the view at the end as the answer grows, until the reader scrolls up (and again
-        # once they scroll back to the end). Deciding "at the bottom?" per flush instead raced the deferred
-        # scroll_end of fast streams: a large append could land before the previous scroll did, and the view
-        # then stopped following (seen as a missing figures line under a finished answer).
-        self.transcript.anchor()
-
-    async def add_finished(self, turn: ChatTurn) -> None:
-        """A turn from the history (shown whole)."""
-        await self.transcript.mount_all(self._turn_widgets(turn.user))
-        await self._complete(turn)
-
-    def _turn_widgets(self, user: str) -> list:
-        self.md = Markdown("", classes="answer")
-        self.live = StatsLine(classes="stats")
-        self.shown = ""
-        return [Static(Text("› " + user), classes="user"), self.md, self.live]
-
-    async def begin(self, user: str) -> None:
-        self.pending.clear()
-        self.streaming = True
-        await self.transcript.mount_all(self._turn_widgets(user))
-        self.live.show_live("waiting for the first token…")
-        self.transcript.anchor()  # a new question: follow its answer
-
-    async def flush(self, live_line: str | None = None) -> None:
-        if self.pending and self.md is not None:
-            parts = []
-            while self.pending:
-                parts.append(self.pending.popleft())
-            text = "".join(parts)
-            self.shown += text
-            await self.md.append(text)
-        if live_line is not None and self.live is not None and self.streaming:
-            self.live.show_live(live_line)
-
-    async def finish(self, turn: ChatTurn) -> None:
-        self.streaming = False
-        await self.flush()
-        await self._complete(turn)
-
-    async def _complete(self, turn: ChatTurn) -> None:
-        if self.md is None or self.live is None:
-            return
-        if self.shown != turn.assistant:
-            self.shown = turn.assistant
-            await self.md.update(turn.assistant)
-        if turn.reasoning.strip():
-            coll = Collapsible(Static(Text(turn.reasoning.strip())), title=f"reasoning ({len(turn.reasoning):,} chars)")
-            await self.transcript.mount(coll, before=self.md)
-        self.live.show_turn(turn)
-
-    async def clear(self) -> None:
-        self.pending.clear()
-        self.md = self.live = None
-        self.shown = ""
-        await self.transcript.remove_children()
 
 
 # --- the screen ----------------------------------------------------------------------------------
@@ -540,7 +263,7 @@ class ChatScreen(Screen[None]):
                 return
             exc = f.exception()
             if exc is not None:
-                self._post(ChatSendFailed(_one_line(exc)))
+                self._post(CommandFailed.of("chat", exc))
 
         fut.add_done_callback(done)
 
@@ -576,14 +299,10 @@ class ChatScreen(Screen[None]):
             self.show_error(prefix + msg.turn.error)
         self._refresh_status()
 
-    async def on_chat_send_failed(self, msg: ChatSendFailed) -> None:
+    async def on_command_failed(self, msg: CommandFailed) -> None:
+        """The submitted send raised (posted to this screen only; the console app's submit also notifies it)."""
         for col in self._cols:
-            if col.streaming:
-                col.streaming = False
-                await col.flush()
-                if col.live is not None:
-                    col.live.update(Text(f"error: {msg.text}"))
-                    col.live.add_class("error")
+            await col.fail(msg.text)
         self._streaming.clear()
         self.show_error(msg.text)
         self._refresh_status()
@@ -699,7 +418,7 @@ class ChatScreen(Screen[None]):
             for s in self.sessions:
                 saved.append(s.save(d)[0])
         except OSError as e:
-            self.show_error(f"save failed: {_one_line(e)}")
+            self.show_error(f"save failed: {one_line(e)}")
             return
         names = " and ".join(p.with_suffix("").name + ".{json,md}" for p in saved)
         self.notify(f"saved {names} in {d}", title="chat saved", timeout=8)
