@@ -80,7 +80,8 @@ class EngineRuntime:
         n = self.forwards
         return {"forwards": n, "late_mean_s": self.late_sum / n if n else 0.0, "late_max_s": self.late_max,
                 "late_last_s": self.late_last, "late_over_1ms": self.late_over_1ms,
-                "engine_cpu_s": self.commit_cpu_s, "process_cpu_s": time.process_time()}
+                "engine_cpu_s": self.commit_cpu_s, "process_cpu_s": time.process_time(),
+                "wall0_monotonic": self._wall0, "time_scale": self.time_scale}
 
     def arm_crash(self, steps: int, on_crash: Callable[[], None]) -> None:
         """Call `on_crash` instead of committing the `steps`-th decode/verify step from now."""
