@@ -388,16 +388,18 @@ class Engine:
         min(max_new, clip) + one page against free - the running requests' reservations."""
         budget = self.prefill_budget
         chunks: list[tuple[SimRequest, int]] = []
+        free = self.capacity - self.num_used_tokens() - self._reserved_tokens()
+        clip = self.dep.scheduler.clip_max_new_tokens
         if self.chunked is not None:
             r = self.chunked
             take = min(r.prefill_target - r.prefilled, budget)
             chunks.append((r, take))
             budget -= take
+            # the continuing chunk keeps room for the rest of its prompt and its output
+            free -= (r.prefill_target - r.prefilled) + min(r.max_new_tokens - r.n_out, clip) + self.page_size
         elif self.waiting and self.running and self.min_free_slots is not None \
                 and self.max_running - len(self.running) < self.min_free_slots:
             return chunks  # MinFreeSlotsDelayer: wait until enough slots free up, then admit them together
-        free = self.capacity - self.num_used_tokens() - self._reserved_tokens()
-        clip = self.dep.scheduler.clip_max_new_tokens
         while self.waiting and budget > 0 and len(self.running) + len(chunks) < self.max_running:
             r = self.waiting[0]
             fresh = r.num_retractions == 0  # a retracted request re-prefills prompt + output from scratch

@@ -254,3 +254,45 @@ def test_count_tokens_is_close_to_o200k_on_prose_and_code():
 ])
 def test_domain_detection(text, tools, domain):
     assert detect_domain(text, tools) == domain
+
+
+# ------------------------------------------------------------------------------------------ load and KV room
+
+
+def test_kv_capacity_per_drafter_decides_who_runs_at_32_streams_of_10k():
+    """32 x (10k + 2,048 fixed-length outputs) want ~384K tokens: no-spec (484K) runs them all, EAGLE-3 (336K) and
+    DFlash (295K) admit what fits (prompt + max_new + a page each) and queue the rest, as #queue-req shows."""
+    admitted = {}
+    for arm in ("nospec", "eagle3-d6", "dflash-b16"):
+        lines: list[str] = []
+        engine = build_engine(ARMS[arm])
+        engine.log = lines.append
+        for i in range(32):
+            engine.submit(SimRequest(rid=f"r{i}", prompt_tokens=10_000, max_new_tokens=2048, ignore_eos=True,
+                                     domain="tool", prompt_hash=i), 0.0)
+        for _ in range(400):  # the admission phase: every prefill, then decoding
+            engine.commit(engine.plan())
+        admitted[arm] = len(engine.running)
+        assert engine.num_used_tokens() + engine._reserved_tokens() <= engine.capacity
+        queue = len(engine.waiting)
+        assert admitted[arm] + queue == 32
+        if queue:
+            assert any(f"#queue-req: {queue}" in line for line in lines if line.startswith("Decode batch"))
+    assert admitted["nospec"] == 32
+    assert 26 <= admitted["eagle3-d6"] <= 28 and 22 <= admitted["dflash-b16"] <= 24
+
+
+def test_optimistic_admission_without_ignore_eos_retracts_like_sglang():
+    lines: list[str] = []
+    engine = build_engine(ARMS["eagle3-d6"])
+    engine.log = lines.append
+    reqs = [SimRequest(rid=f"r{i}", prompt_tokens=10_000, max_new_tokens=4096, domain="tool", prompt_hash=i)
+            for i in range(40)]
+    outs = run_requests(engine, reqs)
+    retract = [line for line in lines if line.startswith("KV cache pool is full. Retract requests.")]
+    assert retract and "#new_token_ratio: " in retract[0] and "#new_tokens_gained: " in retract[0]
+    assert all(r.n_out == 4096 for r in reqs) and sum(r.num_retractions for r in reqs) >= 1
+    assert engine.num_retracted_total[0] == sum(r.num_retractions for r in reqs)
+    for r in reqs:  # streamed counts never go backwards across a retraction
+        counts = [o.completion_tokens for o in outs[r.rid]]
+        assert counts == sorted(counts)
