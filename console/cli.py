@@ -162,7 +162,7 @@ def _runtime_factory(args: argparse.Namespace, session_dir: Path | None = None):
     starts, headless and in the TUI alike; the returned factory only binds the observer."""
     from console.core.engine.admin import normalize_url
     from console.core.launch.profile import resolve_profile
-    from console.core.runtime import Runtime
+    from console.core.run.runtime import Runtime
     stall = getattr(args, "stall_timeout", 120.0)
     if args.attach:
         url = normalize_url(args.attach)
@@ -200,7 +200,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
 def _resume_target(args: argparse.Namespace) -> tuple[Any, Path]:
     """Protocol and session of an interrupted cell; fills the target from its manifest when not given."""
-    from console.core.measure.cell import CellProtocol
+    from console.core.run.cell import CellProtocol
     from console.core.sessions.store import read_json
     cell_dir = args.resume
     mpath = cell_dir / "manifest.json"
@@ -226,7 +226,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from console.core.measure import stats
-    from console.core.measure.cell import CellProtocol
+    from console.core.run.cell import CellProtocol
     from console.core.sessions.report import bench_json, cell_report
     from console.core.workload.prompts import load_set
 
@@ -347,7 +347,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from console.core.sessions.report import session_report
     if not args.dir.exists():
         raise ValueError(f"{args.dir}: no such session or cell directory")
-    from console.core.pair_runner import pair_files, recompute_pair, report_markdown
+    from console.core.sessions.pairs import pair_files, recompute_pair, report_markdown
     pfiles = pair_files(args.dir)
     if pfiles:
         out = []
@@ -401,7 +401,7 @@ def cmd_launch(args: argparse.Namespace) -> int:
                 if len(argvs) > 1 else ""
             print(prefix + shlex.join(redact_argv(argv)))
         return EXIT_OK
-    from console.core.runtime import Runtime
+    from console.core.run.runtime import Runtime
     from rich.console import Console
     out = Console(stderr=True, soft_wrap=True)
 
@@ -495,10 +495,10 @@ def cmd_pair(args: argparse.Namespace) -> int:
     from dataclasses import replace as dc_replace
     from rich.console import Console
     from console.core.launch.profile import resolve_profile
-    from console.core.measure.cell import CellProtocol
-    from console.core.pair_runner import PairSpec, run_pair
+    from console.core.run.cell import CellProtocol
+    from console.core.run.pair import PairSpec, run_pair
     from console.core.measure.pairs import parse_order
-    from console.core.runtime import Runtime
+    from console.core.run.runtime import Runtime
     from console.core.workload.prompts import load_set
 
     parse_order(args.order)
@@ -543,7 +543,7 @@ def cmd_pair(args: argparse.Namespace) -> int:
 
 
 def _pair_json(doc, ps, cmp, d) -> dict:
-    from console.core.pair_runner import pair_time_scale
+    from console.core.sessions.pairs import pair_time_scale
     return {
         "a": doc["spec"]["a"], "b": doc["spec"]["b"], "order": doc["spec"]["order"],
         "interleaved": doc["spec"]["interleaved"],

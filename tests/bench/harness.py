@@ -23,7 +23,7 @@ import httpx
 import numpy as np
 from textual.drivers.headless_driver import HeadlessDriver
 
-from console.core.runtime import Runtime
+from console.core.run.runtime import Runtime
 from console.ui.app import ConsoleApp, make_app
 from tests.sim.twin_process import EAGLE3_D6, MODEL, start_twin, stop_twin
 

@@ -31,8 +31,8 @@ import pytest
 from openai import AsyncOpenAI
 
 from console.core.measure import stats
-from console.core.measure.cell import CellProtocol, request_plan
-from console.core.runtime import Runtime
+from console.core.run.cell import CellProtocol, request_plan
+from console.core.run.runtime import Runtime
 from console.core.workload.prompts import load_set
 from tests.bench.harness import cpu_s, live_tui, in_io, pct, traces, truth_of, twin
 

@@ -31,8 +31,8 @@ from console.core.engine.sse import SSEParser
 from console.core.engine.stream import StreamClient
 from console.core.launch.logparse import READY_MARK
 from console.core.launch.profile import resolve_profile
-from console.core.measure.cell import CellProtocol
-from console.core.runtime import Runtime, free_port
+from console.core.run.cell import CellProtocol
+from console.core.run.runtime import Runtime, free_port
 from console.core.workload.prompts import load_set
 from tests.bench.harness import cpu_s, live_tui, pct, threads, twin, wait_for
 

@@ -17,8 +17,8 @@ from dataclasses import replace
 import pytest
 
 from console.core.launch.profile import resolve_profile
-from console.core.measure.cell import CellProtocol
-from console.core.runtime import Runtime, free_port
+from console.core.run.cell import CellProtocol
+from console.core.run.runtime import Runtime, free_port
 from tests.bench.harness import open_fds, rss_mb, threads
 
 pytestmark = pytest.mark.bench

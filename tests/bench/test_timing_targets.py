@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from console.core.launch.profile import load_profile, resolve_profile
-from console.core.runtime import Runtime, free_port
+from console.core.run.runtime import Runtime, free_port
 from tests.bench.harness import pct
 from tests.e2e.test_multinode_e2e import two_node_profile
 from tests.sim.twin_process import EAGLE3_D6, MODEL, sse_json, start_twin, stop_twin

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from console.core.engine.chat import ChatSession, send_to_arms
-from console.core.runtime import Runtime
+from console.core.run.chat import ChatSession, send_to_arms
+from console.core.run.runtime import Runtime
 from tests.sim.twin_process import EAGLE3_D6, FAST, MODEL, start_twin, stop_twin
 
 pytestmark = pytest.mark.e2e

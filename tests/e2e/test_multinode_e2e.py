@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from console.core.launch.profile import load_profile
-from console.core.runtime import Runtime
+from console.core.run.runtime import Runtime
 
 pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from console.core.launch.profile import resolve_profile
-from console.core.runtime import Runtime
+from console.core.run.runtime import Runtime
 
 pytestmark = pytest.mark.e2e
 
@@ -64,7 +64,7 @@ async def test_flip_relaunches_with_new_depth_new_capacity_and_fresh_anchor(tmp_
         await rt.relaunch(flips.flip_depth(rt.profile, +1).after)
         assert rt.engine.pid != first_pid
         assert rt.state.server.spec.num_steps == 7 and rt.state.server.spec.num_draft_tokens == 8
-        assert [a.profile for a in rt.state.arms] == ["k26-eagle3-d6", "k26-eagle3-d6~d7"]
+        assert [a.profile for a in rt.state.arms] == ["k26-eagle3-d6", "k26-eagle3-d7"]
         assert rt.state.arms[1].anchor_median_tok_s and rt.state.arms[1].anchor_n == 8
         await rt.relaunch(flips.flip_kv(rt.profile).after)
         assert rt.state.server.kv_cache_dtype == "fp8_e4m3"
@@ -78,7 +78,7 @@ async def test_flip_relaunches_with_new_depth_new_capacity_and_fresh_anchor(tmp_
 
 async def test_flip_forecast_is_compared_with_the_first_cell_of_the_new_arm(tmp_path):
     from console.core.launch import flips
-    from console.core.measure.cell import CellProtocol
+    from console.core.run.cell import CellProtocol
     rt = Runtime(profile=resolve_profile("k26-eagle3-d6"), sim=True, sim_args=["--sim-time-scale", "8"],
                  sessions=tmp_path)
     proto = CellProtocol(prompt_set="tool-short", n=4, max_tokens=256, warmup=1)

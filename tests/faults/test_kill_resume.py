@@ -177,7 +177,7 @@ def test_random_engine_kills_then_resume_complete_each_cell(tmp_path):
 
 
 async def test_resume_after_a_torn_last_line_loses_no_new_row(tmp_path):
-    from console.core.measure.cell import CellProtocol
+    from console.core.run.cell import CellProtocol
     from console.core.sessions.store import load_rows
     proto = CellProtocol(prompt_set="health", n=4, max_tokens=32)
     rt = make_runtime(tmp_path)

@@ -13,7 +13,7 @@ import pytest
 
 from console.core.engine.stream import StreamClient
 from console.core.launch.process import EngineDied
-from console.core.measure.cell import CellProtocol
+from console.core.run.cell import CellProtocol
 from tests.faults.conftest import make_runtime, manifest, one_line, rows_on_disk
 
 pytestmark = pytest.mark.e2e

@@ -13,11 +13,11 @@ from console.core.engine.server_info import ServerInfo
 from console.core.engine.stream import InFlight
 from console.core.launch.logparse import StartupParser
 from console.core.measure import stats
-from console.core.measure.cell import CellProtocol
+from console.core.run.cell import CellProtocol
 from console.core.measure.records import RequestRecord
-from console.core.monitor import LiveMonitor
+from console.core.run.monitor import LiveMonitor
 from console.core.launch.profile import resolve_profile
-from console.core.runtime import ArmRecord, CellProgress, Event, Runtime, RuntimeState
+from console.core.run.runtime import ArmRecord, CellProgress, Event, Runtime, RuntimeState
 from console.core.telemetry.nvml import GpuSnapshot
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "sglang-0.5.23"
@@ -43,7 +43,7 @@ def _write_cell(info: ServerInfo, rows: list[RequestRecord]) -> Path:
     """The fake's finished cell as a real cell folder (manifest + rows), so that what reads cells from disk (the
     forecast) runs for real over it."""
     import tempfile
-    from console.core.runtime import _spec_dict
+    from console.core.run.runtime import _spec_dict
     d = Path(tempfile.mkdtemp(prefix="fake-session-")) / "cell-001-health"
     d.mkdir()
     manifest = {"label": "health", "profile": "k26-eagle3-d6", "simulated": True, "speculative": _spec_dict(info),

@@ -7,6 +7,7 @@ from console.ui.app import ConsoleApp, make_app
 from console.ui.messages import CommandDone, RuntimeEvent
 from console.ui.screens.help import HelpScreen
 from tests.ui.fake_runtime import FakeRuntime
+from tests.ui.waits import notified, wait_until
 
 
 def widget_text(app, selector: str) -> str:
@@ -14,18 +15,6 @@ def widget_text(app, selector: str) -> str:
     region = app.screen.query_one(selector).region
     lines = [s.text for s in app.screen._compositor.render_strips()]
     return "\n".join(ln[region.x:region.right] for ln in lines[region.y:region.bottom])
-
-
-async def until(pilot, cond, timeout: float = 5.0) -> None:
-    """Wait on what the app shows, not a fixed sleep."""
-    import asyncio
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("condition not met in time")
-        await pilot.pause(0.02)
-    await pilot.pause(0.05)
 
 
 def app_with_fake(start: bool = False, phase: str = "ready", drafter: str = "eagle3") -> tuple[ConsoleApp, list]:
@@ -43,9 +32,9 @@ async def test_start_posts_ready_and_dashboard_shows_live_figures():
     app, holder = app_with_fake(start=True)
     messages = []
     async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
-        await pilot.pause(0.3)
-        kinds = [m.kind for m in messages if isinstance(m, RuntimeEvent)]
-        assert "ready" in kinds
+        await wait_until(pilot, lambda: "ready" in [m.kind for m in messages if isinstance(m, RuntimeEvent)]
+                         and "SIMULATED" in widget_text(app, "#server") and "110.8 GB" in widget_text(app, "#gpu"),
+                         what="the ready event and the dashboard's figures")
         assert app.query_one("#dashboard").display
         server = widget_text(app, "#server")
         assert "SIMULATED" in server and "k26-eagle3-d6" in server and "EAGLE3 · depth 6 · topk 1" in server
@@ -64,7 +53,8 @@ async def test_a_runs_the_health_anchor_through_the_runtime():
     messages = []
     async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
         await pilot.press("a")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: any(isinstance(m, CommandDone) and m.what == "anchor" for m in messages),
+                         what="CommandDone('anchor')")
         rt = holder[0]
         assert rt.anchors == 1
         assert any(isinstance(m, CommandDone) and m.what == "anchor" for m in messages)
@@ -76,12 +66,13 @@ async def test_r_opens_the_run_cell_screen_and_runs_the_chosen_protocol():
     messages = []
     async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
         await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, RunCellScreen))
+        await wait_until(pilot, lambda: isinstance(app.screen, RunCellScreen), what="the run-cell screen")
         app.screen.query_one("#n").value = "3"
         app.screen.query_one("#concurrency").value = "2"
         app.screen.query_one("#max_tokens").value = "256"
         await pilot.click("#run")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: any(isinstance(m, CommandDone) and m.what == "cell" for m in messages),
+                         what="CommandDone('cell')")
         assert not isinstance(app.screen, RunCellScreen)
     proto = holder[0].cells_run[0]
     assert (proto.n, proto.concurrency, proto.max_tokens, proto.prompt_set) == (3, 2, 256, "health")
@@ -92,28 +83,33 @@ async def test_run_cell_screen_refuses_bad_fields_with_one_line():
     app, holder = app_with_fake(start=False)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, RunCellScreen))
+        await wait_until(pilot, lambda: isinstance(app.screen, RunCellScreen), what="the run-cell screen")
         app.screen.query_one("#n").value = "three"
         await pilot.click("#run")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "requests n: 'three' is not a whole number"
+                         in str(app.screen.query_one("#error").render()), what="the line on n 'three'")
         assert isinstance(app.screen, RunCellScreen)
-        assert "requests n: 'three' is not a whole number" in str(app.screen.query_one("#error").render())
         app.screen.query_one("#n").value = "0"
+        await wait_until(pilot, lambda: not app.screen.query_one("#run").has_class("-active"),
+                         what="the run button out of its pressed look (a click on it before is ignored)")
         await pilot.click("#run")
-        await pilot.pause(0.1)
-        assert "n must be ≥ 1" in str(app.screen.query_one("#error").render())
+        await wait_until(pilot, lambda: "n must be ≥ 1" in str(app.screen.query_one("#error").render()),
+                         what="the line on n 0")
+        assert isinstance(app.screen, RunCellScreen)
         await pilot.press("escape")
-        await pilot.pause(0.1)
-        assert not isinstance(app.screen, RunCellScreen)
+        await wait_until(pilot, lambda: not isinstance(app.screen, RunCellScreen), what="the run-cell screen closed")
     assert holder[0].cells_run == []
 
 
 async def test_r_refuses_while_launching():
+    from console.ui.screens.run_cell import RunCellScreen
     app, holder = app_with_fake(start=False, phase="launching")
-    async with app.run_test(size=(120, 40)) as pilot:
+    messages = []
+    async with app.run_test(size=(120, 40), message_hook=messages.append) as pilot:
         assert app.query_one("#startup").display and not app.query_one("#dashboard").display
         await pilot.press("r")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: notified(messages, "no server to measure yet"), what="the refusal toast")
+        assert not isinstance(app.screen, RunCellScreen)
         assert holder[0].cells_run == []
 
 
@@ -121,11 +117,9 @@ async def test_help_lists_every_definition_and_escape_closes():
     app, _ = app_with_fake()
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("question_mark")
-        await pilot.pause(0.1)
-        assert isinstance(app.screen, HelpScreen)
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help screen")
         await pilot.press("escape")
-        await pilot.pause(0.1)
-        assert not isinstance(app.screen, HelpScreen)
+        await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen), what="the help screen closed")
     assert len(DEFINITIONS) >= 13
 
 
@@ -133,8 +127,9 @@ async def test_q_stops_the_runtime_then_exits():
     app, holder = app_with_fake()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("q")
-        await pilot.pause(1.0)
-    assert holder[0].stopped
+        await wait_until(pilot, lambda: holder[0].stopped and not app.is_running,
+                         what="the runtime stopped and the app exited")
+    assert holder[0].stopped and app.return_code == 0
 
 
 @pytest.mark.parametrize("size", [(160, 48), (80, 24)])
@@ -163,14 +158,15 @@ async def test_plus_opens_the_flip_screen_with_diff_and_forecast_and_y_relaunche
     messages = []
     async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
         await pilot.press("plus")
-        await pilot.pause(0.2)
-        assert isinstance(app.screen, FlipScreen)
+        await wait_until(pilot, lambda: isinstance(app.screen, FlipScreen)
+                         and "verify tax" in widget_text(app, "FlipScreen Vertical"), what="the flip screen")
         body = widget_text(app, "FlipScreen Vertical")
         assert "drafter.steps" in body and "+ --speculative-num-steps 7" in body
         assert "- --speculative-num-draft-tokens 7" in body and "+ --speculative-num-draft-tokens 8" in body
         assert "forecast" in body and "depth 7" in body and "verify tax 0.397 ms/token: published" in body
         await pilot.press("y")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: any(isinstance(m, CommandDone) and m.what == "flip" for m in messages),
+                         what="CommandDone('flip')")
     rt = holder[0]
     assert [p.name for p in rt.relaunched] == ["k26-eagle3-d7"]
     after = rt.relaunched[0]
@@ -183,23 +179,24 @@ async def test_flip_cancel_and_kv_flip():
     app, holder = app_with_fake()
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("k")
-        await pilot.pause(0.2)
-        assert isinstance(app.screen, FlipScreen)
+        await wait_until(pilot, lambda: isinstance(app.screen, FlipScreen)
+                         and "no forecast" in widget_text(app, "FlipScreen Vertical"), what="the KV flip screen")
         body = widget_text(app, "FlipScreen Vertical")
         assert "kv.dtype" in body and "fp8_e4m3" in body and "no forecast" in body
         await pilot.press("escape")
-        await pilot.pause(0.2)
-        assert not isinstance(app.screen, FlipScreen)
+        await wait_until(pilot, lambda: not isinstance(app.screen, FlipScreen), what="the flip screen closed")
     assert holder[0].relaunched == []
 
 
 async def test_flips_refused_when_attached():
     from console.ui.screens.flip import FlipScreen
     app, holder = app_with_fake()
-    async with app.run_test(size=(160, 48)) as pilot:
+    messages = []
+    async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
         holder[0].state.mode = "attach"
         await pilot.press("plus")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: notified(messages, "flips need a profile (--profile)"),
+                         what="the refusal toast")
         assert not isinstance(app.screen, FlipScreen)
     assert holder[0].relaunched == []
 
@@ -207,7 +204,7 @@ async def test_flips_refused_when_attached():
 
 async def test_pair_recorder_runs_the_core_pair_and_shows_the_result_card(monkeypatch, tmp_path):
     from console.core.measure.pairs import pair_stats
-    from console.core.pair_runner import PairResult
+    from console.core.run.pair import PairResult
     from console.ui.screens.pair import PairScreen
     from tests.unit.test_pairs import rows
 
@@ -221,17 +218,18 @@ async def test_pair_recorder_runs_the_core_pair_and_shows_the_result_card(monkey
                         order="AB", seed=0, a_name=spec.a.name, b_name=spec.b.name)
         return PairResult(dir=tmp_path, legs=[], stats=ps)
 
-    monkeypatch.setattr("console.core.pair_runner.run_pair", fake_run_pair)
+    monkeypatch.setattr("console.core.run.pair.run_pair", fake_run_pair)
     app, holder = app_with_fake()
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("p")
-        await pilot.pause(0.2)
-        assert isinstance(app.screen, PairScreen)
+        await wait_until(pilot, lambda: isinstance(app.screen, PairScreen), what="the pair screen")
         await pilot.press("plus")  # dashboard keys are off here: no flip screen on top
-        await pilot.pause(0.1)
+        await pilot.pause()  # nothing to wait for; the result card below is read off this same screen
         assert isinstance(app.screen, PairScreen)
         await pilot.press("ctrl+r")
-        await pilot.pause(0.6)
+        await wait_until(pilot, lambda: "k26-eagle3-d7 faster by 6.3%" in widget_text(app, "#progress"),
+                         what="the pair's result card")
+        assert isinstance(app.screen, PairScreen)
         text = widget_text(app, "#progress")
         assert "leg A1: anchor" in text and "k26-eagle3-d7 faster by 6.3%" in text and "median tok/s (n)" in text
     spec = seen["spec"]
@@ -243,14 +241,12 @@ async def test_number_keys_maximize_panels_and_escape_restores():
     app, _ = app_with_fake()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("3")
-        await pilot.pause(0.1)
-        assert app.screen.maximized is app.query_one("#acceptance")
+        await wait_until(pilot, lambda: app.screen.maximized is app.query_one("#acceptance"),
+                         what="#acceptance maximized")
         await pilot.press("escape")
-        await pilot.pause(0.1)
-        assert app.screen.maximized is None
+        await wait_until(pilot, lambda: app.screen.maximized is None, what="the panels restored")
         await pilot.press("6")
-        await pilot.pause(0.1)
-        assert app.screen.maximized is app.query_one("#cell")
+        await wait_until(pilot, lambda: app.screen.maximized is app.query_one("#cell"), what="#cell maximized")
 
 
 async def test_command_palette_lists_every_console_action():
@@ -268,8 +264,7 @@ async def test_theme_toggle():
     async with app.run_test(size=(120, 40)) as pilot:
         before = app.theme
         await pilot.press("ctrl+t")
-        await pilot.pause(0.1)
-        assert app.theme != before
+        await wait_until(pilot, lambda: app.theme != before, what="the theme toggled")
 
 
 def test_light_theme_snapshot(snap_compare):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from textual.app import App
 
-from console.core.pair_runner import recompute_pair, report_markdown
+from console.core.sessions.pairs import recompute_pair, report_markdown
 from console.core.sessions.browse import compare_cells
 from console.ui.screens.forecast import ForecastScreen
 from console.ui.screens.sessions import CompareScreen, ReportScreen, SessionsScreen

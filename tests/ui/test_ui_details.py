@@ -11,8 +11,8 @@ import pytest
 from textual.widgets._toast import Toast
 
 from console.core.engine.stream import InFlight
-from console.core.monitor import LiveMonitor
-from console.core.runtime import ArmRecord
+from console.core.run.monitor import LiveMonitor
+from console.core.run.runtime import ArmRecord
 from console.ui import render
 from tests.ui.test_app import app_with_fake, widget_text
 
@@ -217,7 +217,7 @@ async def test_run_cell_form_shows_ctrl_r_and_each_sets_input_length():
 
 def test_pair_card_says_output_tokens_like_the_cell_report(tmp_path):
     from console.core.measure.pairs import pair_stats
-    from console.core.pair_runner import PairResult
+    from console.core.run.pair import PairResult
     from console.ui.screens.pair import result_card
     from tests.unit.test_pairs import rows
     ps = pair_stats([rows([480, 490, 500])], [rows([520, 530, 525])], order="AB", seed=0, usd_per_hour=24.0)

@@ -2,7 +2,7 @@
 (refused across prompt-set hashes or protocols); forecasting from a cell on disk.
 
 The builders here write sessions through the real store (`Session.create`, `CellWriter`) and a pair through
-`pair_runner._finish`; the UI tests of the sessions browser reuse them."""
+`run.pair._finish`; the UI tests of the sessions browser reuse them."""
 
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ import pytest
 
 from console.core.launch.profile import resolve_profile
 from console.core.measure import stats
-from console.core.measure.cell import CellProtocol
+from console.core.run.cell import CellProtocol
 from console.core.measure.pairs import bootstrap_ratio, speeds
 from console.core.measure.records import RequestRecord
-from console.core.pair_runner import Leg, PairSpec, _finish, recompute_pair
+from console.core.run.pair import PairSpec, _finish
+from console.core.sessions.pairs import Leg, recompute_pair
 from console.core.sessions import browse
 from console.core.sessions.store import Session, load_rows, read_json
 

@@ -1,4 +1,4 @@
-"""The core chat client (`console.core.engine.chat`) through the real openai SDK, served SGLang 0.5.23 wire
+"""The core chat client (`console.core.run.chat`) through the real openai SDK, served SGLang 0.5.23 wire
 fixtures by an httpx MockTransport: spec figures from the sglext chunk, stop, cancel, errors, save, both arms."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from console.core.engine import chat as chatmod
-from console.core.engine.chat import ChatSession, ChatUnavailable, format_stats, send_to_arms, spec_details, stop_all
+from console.core.run import chat as chatmod
+from console.core.run.chat import ChatSession, ChatUnavailable, format_stats, send_to_arms, spec_details, stop_all
 from console.core.measure import stats
 from tests.conftest import ChunkedStream, fixture_bytes
 
@@ -194,7 +194,7 @@ async def test_401_is_one_line_with_a_hint():
 
 
 async def test_server_gone_is_one_line():
-    from console.core.runtime import free_port
+    from console.core.run.runtime import free_port
     s = ChatSession(f"http://127.0.0.1:{free_port()}", None, stall_timeout_s=2)
     turn = await s.stream_turn("hi")
     assert turn.error.startswith("server unreachable") and "\n" not in turn.error

@@ -4,7 +4,7 @@ flags (excludes) the rows that stop short anyway."""
 
 import asyncio
 
-from console.core.measure.cell import ANCHOR_PROTOCOL, CellProtocol, gate, run_cell
+from console.core.run.cell import ANCHOR_PROTOCOL, CellProtocol, gate, run_cell
 from console.core.measure.records import RequestRecord
 from console.core.workload.prompts import load_set
 

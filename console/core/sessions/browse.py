@@ -24,7 +24,7 @@ from typing import Any, Sequence
 from console.core.measure import stats
 from console.core.measure.forecast import Forecast, VerifyTax, choose_verify_tax, fit_verify_tax, forecast, given_tax
 from console.core.measure.pairs import Interval, PairStats, pair_stats, verdict
-from console.core.pair_runner import pair_files
+from console.core.sessions.pairs import pair_files
 from console.core.sessions.store import load_rows
 
 PROTOCOL_KEYS = ("max_tokens", "temperature", "concurrency", "endpoint", "ignore_eos")

@@ -18,8 +18,8 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from console.core.launch import flips
 from console.core.launch.profile import Profile, list_profiles
-from console.core.measure.cell import CellProtocol
-from console.core.pair_runner import PairResult, PairSpec
+from console.core.run.cell import CellProtocol
+from console.core.run.pair import PairResult, PairSpec
 from console.core.sessions.report import time_scale_note
 from console.core.workload.prompts import list_sets
 from console.ui.widgets.footer import ConsoleFooter

@@ -12,7 +12,7 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from console.core.measure.cell import CellProtocol
+from console.core.run.cell import CellProtocol
 from console.core.workload.prompts import PromptSetError, list_sets, load_set
 from console.ui.widgets.footer import ConsoleFooter
 

@@ -32,7 +32,7 @@ from textual.widgets import DataTable, Markdown, Static
 
 from console.core.measure.pairs import PairStats, speeds
 from console.core.measure.plots import histogram_lines, position_bars
-from console.core.pair_runner import recompute_pair, report_markdown
+from console.core.sessions.pairs import recompute_pair, report_markdown
 from console.core.sessions.browse import (CellEntry, PairEntry, SessionSummary, ago, compare_cells,
                                           comparison_caveats, list_sessions, local_time, pair_missing_legs,
                                           read_cell, report_path_of, utc_now)

@@ -31,9 +31,9 @@ from console.core.launch.process import EngineDied, EngineProcess, EngineTimeout
 from console.core.launch.profile import Profile, profile_from_server_info, profile_to_toml
 from console.core.redaction import redact_argv
 from console.core.measure import stats
-from console.core.measure.cell import CellProtocol, CellResult, is_transport_error, run_cell
+from console.core.run.cell import CellProtocol, CellResult, is_transport_error, run_cell
 from console.core.measure.records import RequestRecord
-from console.core.monitor import LiveMonitor, LiveSnapshot
+from console.core.run.monitor import LiveMonitor, LiveSnapshot
 from console.core.sessions.store import CellWriter, Session, load_rows, node_fingerprint, read_json, sessions_root
 from console.core.telemetry.nvml import GpuSnapshot, NvmlPoller
 from console.core.workload.prompts import load_set
@@ -590,7 +590,7 @@ class Runtime:
     async def run_anchor(self, proto: CellProtocol | None = None) -> CellResult:
         """The anchor: the short pinned health cell, run on every arm right after launch (DESIGN §5); its
         median lands on the arm record, as % of the profile's reference when one is set."""
-        from console.core.measure.cell import ANCHOR_PROTOCOL
+        from console.core.run.cell import ANCHOR_PROTOCOL
         p = proto or ANCHOR_PROTOCOL
         if self.profile is not None and self.profile.anchor_prompts and proto is None:
             p = replace(p, prompt_set=self.profile.anchor_prompts)

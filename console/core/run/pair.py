@@ -1,0 +1,196 @@
+"""Running a same-session pair on one `Runtime` and writing its artifacts (`pair.json`, `report.md`).
+
+Relaunch mode (the arms differ in launch flags): legs run in the given order (default A B A); before each
+leg the runtime relaunches the leg's arm unless it is already running, and every arm is anchored right after
+its launch. Before the first B leg, when B differs from A only in draft depth, the depth forecast from the
+first A leg is written down, so the measurement can be compared with what was predicted.
+
+Interleaved mode (same launch flags, different prompts or sampling): one server, requests alternate
+A, B, A, B … after one warm-up and one cache flush, so time affects both arms alike."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from console.core.launch.profile import Profile
+from console.core.redaction import redact_argv
+from console.core.measure import stats
+from console.core.run.cell import CellProtocol, _send, gate, request_plan
+from console.core.measure.pairs import PairStats, parse_order
+from console.core.run.runtime import Runtime
+from console.core.sessions.store import load_rows
+from console.core.workload.prompts import load_set
+from console.core.sessions.pairs import Leg, write_pair
+
+@dataclass
+class PairSpec:
+    a: Profile
+    b: Profile
+    protocol: CellProtocol
+    b_protocol: CellProtocol | None = None
+    """B's protocol when it differs from A's (interleaved pairs: other prompts or sampling)."""
+    order: str = "ABA"
+    seed: int = 0
+    interleave: bool | None = None
+    """None: interleave exactly when both arms compile to the same launch flags."""
+
+    def needs_relaunch(self) -> bool:
+        return self.a.launch_key() != self.b.launch_key()
+
+    def interleaved(self) -> bool:
+        return (not self.needs_relaunch()) if self.interleave is None else self.interleave
+
+
+@dataclass
+class PairResult:
+    dir: Path
+    legs: list[Leg]
+    stats: PairStats
+    forecast: dict[str, Any] | None = None
+    comparison: dict[str, Any] | None = None
+    doc: dict[str, Any] = field(default_factory=dict)
+    pair_path: Path | None = None
+    report_path: Path | None = None
+
+
+async def run_pair(rt: Runtime, spec: PairSpec, say: Callable[[str], None] = lambda s: None) -> PairResult:
+    """Run every leg of `spec` on `rt` (started on arm A) and write the pair's artifacts."""
+    spec.protocol.validate()
+    if spec.b_protocol is not None:
+        spec.b_protocol.validate()
+    assert rt.session is not None
+    if spec.interleaved():
+        legs = await _run_interleaved(rt, spec, say)
+    else:
+        legs, fc = await _run_legs(rt, spec, say)
+        return _finish(rt.session.dir, spec, legs, fc)
+    return _finish(rt.session.dir, spec, legs, None)
+
+
+async def _run_legs(rt: Runtime, spec: PairSpec, say) -> tuple[list[Leg], dict | None]:
+    order = parse_order(spec.order)
+    profiles = {"A": spec.a, "B": spec.b}
+    legs: list[Leg] = []
+    fc_doc = None
+    count = {"A": 0, "B": 0}
+    running = "A" if rt.profile is not None and rt.profile.launch_key() == spec.a.launch_key() else None
+    anchored: set[tuple[str, int]] = set()
+    for arm in order:
+        count[arm] += 1
+        prof = profiles[arm]
+        if running != arm:
+            say(f"leg {arm}{count[arm]}: launching {prof.name}")
+            if running is None and rt.state.phase not in ("ready",):
+                raise RuntimeError("the runtime must be started before a pair runs")
+            await rt.relaunch(prof, anchor=False)
+            running = arm
+        arm_idx = len(rt.state.arms) - 1
+        anchor_dir = None
+        if (arm, arm_idx) not in anchored:
+            say(f"leg {arm}{count[arm]}: anchor")
+            await rt.run_anchor()
+            anchored.add((arm, arm_idx))
+            anchor_dir = rt.state.cells_done[-1].cell_dir
+        if arm == "B" and count["B"] == 1 and fc_doc is None:
+            fc_doc = _forecast_b(spec, legs)
+            if fc_doc is not None:
+                say(f"forecast for B (depth {fc_doc['depth']}): {fc_doc['tok_s']:.1f} tok/s, τ {fc_doc['tau']:.2f}"
+                    f" — written before B runs")
+        say(f"leg {arm}{count[arm]}: measuring {spec.protocol.n} × {spec.protocol.prompt_set}")
+        await rt.run_cell(spec.protocol, label=f"{arm}{count[arm]}-{spec.protocol.prompt_set}")
+        cell = rt.state.cells_done[-1]
+        a_rec = rt.state.arms[arm_idx]
+        info = rt.state.server
+        legs.append(Leg(arm=arm, index=count[arm], profile=prof.name, cell_dir=cell.cell_dir or "",
+                        anchor_cell_dir=anchor_dir, anchor_median_tok_s=a_rec.anchor_median_tok_s,
+                        anchor_pct=a_rec.anchor_pct, kv_capacity_tokens=info.max_total_num_tokens if info else None,
+                        num_draft_tokens=info.spec.num_draft_tokens if info and info.spec.enabled else None,
+                        spec_label=info.spec.label() if info else None))
+    return legs, fc_doc
+
+
+def _forecast_b(spec: PairSpec, legs: list[Leg]) -> dict | None:
+    """Forecast of B from the first A leg, when B is A at another depth (same family, KV dtype, model): the one
+    forecast (sessions.browse.cell_forecast), written before B runs."""
+    from console.core.sessions.browse import cell_forecast
+    a, b = spec.a.arm, spec.b.arm
+    if not (a.speculative and a.family == b.family and a.kv_dtype == b.kv_dtype and a.draft_model == b.draft_model
+            and spec.a.model_path == spec.b.model_path and a.depth != b.depth and b.depth):
+        return None
+    first_a = next((leg for leg in legs if leg.arm == "A"), None)
+    if first_a is None:
+        return None
+    try:
+        fc = cell_forecast(Path(first_a.cell_dir), [b.depth]).forecast
+    except ValueError:
+        return None
+    pt = fc.at(b.depth)
+    if pt is None:
+        return None
+    return {"depth": pt.depth, "tok_s": pt.tok_s, "tau": pt.tau, "step_ms": pt.step_ms,
+            "from_cell": first_a.cell_dir, "verify_tax_ms": fc.verify_tax_ms, "tax_source": fc.tax_source,
+            "extrapolated_positions": pt.extrapolated_positions, "base": {"depth": fc.base_depth,
+                                                                         "tok_s": fc.base_tok_s, "tau": fc.base_tau}}
+
+
+async def _run_interleaved(rt: Runtime, spec: PairSpec, say) -> list[Leg]:
+    """One server, A and B requests alternating, each arm into its own cell."""
+    assert rt.session is not None and rt.stream is not None and rt.admin is not None
+    pa = spec.protocol
+    pb = spec.b_protocol or spec.protocol
+    sa, sb = load_set(pa.prompt_set), load_set(pb.prompt_set)
+    if not rt.state.arms or rt.state.arms[-1].anchor_median_tok_s is None:
+        say("anchor")
+        await rt.run_anchor()
+    info = rt.state.server
+    model = info.model_name() if info else "default"
+    writers = {}
+    for arm, proto, pset in (("A", pa, sa), ("B", pb, sb)):
+        w = rt.session.new_cell(f"{arm}1-{pset.name}-interleaved")
+        m = rt._cell_manifest(proto, pset, f"{arm}1-{pset.name}")
+        m["pair_interleaved"] = True
+        w.write_manifest(m)
+        writers[arm] = (w, proto, pset)
+    for i in range(max(pa.warmup, pb.warmup)):
+        await _send(rt.stream, sa.prompts[i % len(sa)], pa, f"warmup#{i}", model, min(pa.max_tokens, 64))
+    await rt.admin.flush_cache()
+    plans = {"A": request_plan(sa, pa.n), "B": request_plan(sb, pb.n)}
+    say(f"interleaving {pa.n} A and {pb.n} B requests on one server")
+    for i in range(max(pa.n, pb.n)):
+        for arm in ("A", "B"):
+            w, proto, pset = writers[arm]
+            if i < len(plans[arm]):
+                rid, prompt = plans[arm][i]
+                rec = await _send(rt.stream, prompt, proto, rid, model, proto.max_tokens)
+                gate(rec, proto, pset.window)
+                await asyncio.to_thread(w.append, rec)
+                rt.monitor.record_finished(rec)
+    legs = []
+    for arm in ("A", "B"):
+        w, proto, pset = writers[arm]
+        rows = load_rows(w.dir)
+        w.write_summary(stats.summarize(rows).to_json())
+        w.update_manifest(complete=True, ended_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        arm_rec = rt.state.arms[-1]
+        legs.append(Leg(arm=arm, index=1, profile=(spec.a if arm == "A" else spec.b).name, cell_dir=str(w.dir),
+                        anchor_median_tok_s=arm_rec.anchor_median_tok_s, anchor_pct=arm_rec.anchor_pct,
+                        kv_capacity_tokens=info.max_total_num_tokens if info else None,
+                        num_draft_tokens=info.spec.num_draft_tokens if info and info.spec.enabled else None,
+                        spec_label=info.spec.label() if info else None))
+    return legs
+
+
+def _finish(session_dir: Path, spec: PairSpec, legs: list[Leg], fc: dict | None) -> PairResult:
+    """Write the pair's artifacts (sessions/pairs.py owns their format) and return the result."""
+    spec_doc = {"a": spec.a.name, "b": spec.b.name, "a_argv": redact_argv(spec.a.server_flags()),
+                "b_argv": redact_argv(spec.b.server_flags()), "protocol": asdict(spec.protocol),
+                "b_protocol": asdict(spec.b_protocol) if spec.b_protocol else None, "order": spec.order,
+                "seed": spec.seed, "n_boot": 2000, "interleaved": spec.interleaved(),
+                "node_usd_per_hour": spec.a.node_usd_per_hour}
+    doc, ps, cmp, pair_path, report_path = write_pair(session_dir, spec_doc, legs, fc)
+    return PairResult(dir=session_dir, legs=legs, stats=ps, forecast=fc, comparison=cmp, doc=doc,
+                      pair_path=pair_path, report_path=report_path)
