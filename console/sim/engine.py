@@ -272,6 +272,7 @@ class Engine:
         #: while a batch runs (auto for the DFLASH family when max_running_requests >= 8)
         self.min_free_slots = _min_free_slots(a.get("min_free_slots_delay"), self.max_running,
                                               cfg.spec_algorithm == "DFLASH")
+        self.max_queued = int(a["max_queued_requests"]) if a.get("max_queued_requests") is not None else None
         self.num_retracted_total = [0, 0, 0]  # requests, their input tokens, their output tokens
         self.last_retracted = 0
         self.eos_rate = cfg.sim.eos_rate
@@ -324,8 +325,17 @@ class Engine:
                                              self.cfg.spec_topk if self.cfg.spec_algorithm != "NGRAM" else 1,
                                              breadth=self.breadth, dummy=self.cfg.spec_dummy_draft)
         req.arrival_s = now_s
-        req.phase = "waiting"
         req.prefill_target = req.prompt_tokens
+        if (req.log_metrics and self.max_queued is not None and len(self.waiting) + 1 > self.max_queued):
+            # `_abort_on_queued_limit`: the incoming request is refused with 503
+            req.finish_reason = {"type": "abort", "message": "The request queue is full.", "status_code": 503}
+            req.phase = "finished"
+            req.finish_s = now_s
+            self.observer.on_abort(req)
+            if req.sink is not None:
+                req.sink(RequestOutput(0, 0, True, now_s))
+            return
+        req.phase = "waiting"
         self.waiting.append(req)
 
     def abort(self, req: SimRequest, message: str = "Client disconnected") -> None:

@@ -71,6 +71,12 @@ def _has_image(messages: list[dict[str, Any]]) -> bool:
         for m in messages)
 
 
+def refused(req: SimRequest) -> bool:
+    """Aborted by the scheduler with an HTTP status (the queue was full): an error, not a finished answer."""
+    fr = req.finish_reason
+    return bool(fr) and fr.get("type") == "abort" and isinstance(fr.get("status_code"), int)
+
+
 class RequestError(Exception):
     """A request SGLang refuses (ValueError in the tokenizer manager): 400 with `message`."""
 
@@ -399,6 +405,14 @@ class SimServer:
             try:
                 while (out := await handle.next()) is not None:
                     n = out.completion_tokens
+                    if out.finished and refused(req):  # an abort with a status code: one error event
+                        rec.chunk(0)
+                        yield wire.sse({"error": {"object": "error", "message": req.finish_reason["message"],
+                                                  "type": "SERVICE_UNAVAILABLE", "param": None, "code": 503}})
+                        rec.chunk(0)
+                        yield wire.SSE_DONE
+                        self.trace.finish(rec, req)
+                        return
                     if first:
                         first = False
                         rec.chunk(0)
@@ -436,13 +450,16 @@ class SimServer:
         return gen()
 
     async def chat_response(self, req: SimRequest, handle: RequestHandle, rec: TraceRecord,
-                            body: dict[str, Any]) -> dict[str, Any]:
+                            body: dict[str, Any]) -> dict[str, Any] | Response:
         created = int(time.time())
         try:
             await self._drain(handle)
         finally:
             if not req.finished:
                 self.runtime.abort(req)
+        if refused(req):
+            self.trace.finish(rec, req)
+            return _error(req.finish_reason["message"], 503, "503")
         a = self.cfg.args
         reason, matched = wire.chat_finish(req)
         wv = a.get("weight_version", "default")
@@ -489,12 +506,16 @@ class SimServer:
 
         return gen()
 
-    async def generate_response(self, req: SimRequest, handle: RequestHandle, rec: TraceRecord) -> dict[str, Any]:
+    async def generate_response(self, req: SimRequest, handle: RequestHandle,
+                                rec: TraceRecord) -> dict[str, Any] | Response:
         try:
             await self._drain(handle)
         finally:
             if not req.finished:
                 self.runtime.abort(req)
+        if refused(req):  # HTTPException(503) through the app's handler: an ErrorResponse
+            self.trace.finish(rec, req)
+            return _error(req.finish_reason["message"], 503, "503")
         rec.chunk(req.n_out)
         self.trace.finish(rec, req)
         return {"text": req.text(), "output_ids": req.output_ids(), "meta_info": self._meta(req, req.n_out, True,
@@ -682,7 +703,8 @@ def create_app(server: SimServer) -> FastAPI:
         handle, rec = server.submit(req, "/v1/chat/completions")
         if req.stream:
             return server.stream_response(server.chat_stream(req, handle, rec, body), rec)
-        return JSONResponse(await server.chat_response(req, handle, rec, body))
+        res = await server.chat_response(req, handle, rec, body)
+        return res if isinstance(res, Response) else JSONResponse(res)
 
     @app.api_route("/generate", methods=["POST", "PUT"])
     async def generate(request: Request) -> Response:
@@ -696,7 +718,8 @@ def create_app(server: SimServer) -> FastAPI:
         handle, rec = server.submit(req, "/generate")
         if req.stream:
             return server.stream_response(server.generate_stream(req, handle, rec), rec)
-        return JSONResponse(await server.generate_response(req, handle, rec))
+        res = await server.generate_response(req, handle, rec)
+        return res if isinstance(res, Response) else JSONResponse(res)
 
     @app.api_route("/flush_cache", methods=["GET", "POST"])
     async def flush_cache(timeout: float = 0.0) -> Response:

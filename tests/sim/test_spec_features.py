@@ -153,3 +153,39 @@ def test_tree_width_and_depth_vary_independently():
     assert cells[(3, 16)].mean_tau > cells[(3, 4)].mean_tau  # a wider tree accepts more at the same depth
     assert step[(3, 16)] > step[(3, 4)] + 1.5  # and verifies 16 tokens instead of 4
     assert step[(6, 16)] > step[(3, 16)]  # more drafter passes at the same verify width
+
+
+# ------------------------------------------------------------------------------------------- queue refusal
+
+
+@pytest.mark.e2e
+def test_max_queued_requests_refuses_with_sglangs_503(tmp_path):
+    """--max-queued-requests: an arrival that would overflow the waiting queue is aborted with 503 (the
+    scheduler's `_abort_on_queued_limit`): an error event on a stream, an ErrorResponse otherwise."""
+    t = start_twin(MODEL + FAST + ["--mem-fraction-static", "0.96", "--max-running-requests", "1",
+                                   "--max-queued-requests", "1", "--enable-metrics"], tmp_path)
+    try:
+        import asyncio
+
+        async def go():
+            async with httpx.AsyncClient(base_url=t.url, timeout=60) as c:
+                long = {"text": "a " * 50, "sampling_params": {"max_new_tokens": 4000, "ignore_eos": True}}
+                running = asyncio.create_task(c.post("/generate", json=long))
+                await asyncio.sleep(0.2)
+                queued = asyncio.create_task(c.post("/generate", json=long))
+                await asyncio.sleep(0.2)
+                refused = await c.post("/generate", json=long)
+                chat = await c.post("/v1/chat/completions", json={
+                    "model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 8, "stream": True})
+                return (await running).status_code, (await queued).status_code, refused, chat
+
+        a, b, refused, chat = asyncio.run(go())
+        assert (a, b) == (200, 200)
+        assert refused.status_code == 503 and refused.json() == {
+            "object": "error", "message": "The request queue is full.", "type": "503", "param": None, "code": 503}
+        events = [e for e in chat.text.split("\n\n") if e.startswith("data: ")]
+        assert json.loads(events[0][6:])["error"]["code"] == 503 and events[-1] == "data: [DONE]"
+        metrics = httpx.get(t.url + "/metrics").text
+        assert "sglang:num_aborted_requests_total" in metrics
+    finally:
+        stop_twin(t)
