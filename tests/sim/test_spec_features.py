@@ -189,3 +189,35 @@ def test_max_queued_requests_refuses_with_sglangs_503(tmp_path):
         assert "sglang:num_aborted_requests_total" in metrics
     finally:
         stop_twin(t)
+
+
+# ------------------------------------------------------------------------------------- through the console
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("variant", ["adaptive", "dummy"])
+def test_adaptive_and_dummy_launches_through_the_console(tmp_path, variant):
+    """`serving-console bench --sim` with a profile whose server.extra_args carry the flag: the launch comes up,
+    the cell measures, the engine log shows the mode; dummy weights read tau 1 and zero acceptance everywhere."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    extra = {"adaptive": '["--speculative-adaptive"]',
+             "dummy": '["--speculative-draft-load-format", "dummy"]'}[variant]
+    text = (repo / "profiles" / "k26-eagle3-d5.toml").read_text().replace("[server]\n", f"[server]\nextra_args = {extra}\n")
+    prof = tmp_path / f"k26-{variant}.toml"
+    prof.write_text(text.replace("port = 30000", f"port = {30500 + (variant == 'dummy')}"))
+    p = subprocess.run([sys.executable, "-m", "console.cli", "bench", "--profile", str(prof), "--sim", "--prompts",
+                        "health", "--n", "3", "--max-tokens", "96", "--sim-time-scale", "8", "--json", "--sessions",
+                        str(tmp_path / "s")], cwd=repo, capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stderr[-2000:]
+    cell = json.loads(p.stdout)["cell"]
+    logs = "".join(f.read_text() for f in (tmp_path / "s").rglob("engine-*.log"))
+    if variant == "adaptive":
+        assert "AdaptiveSpeculativeParams initialized: steps=5, candidate_steps=[1, 3, 5, 7]" in logs
+        assert cell["tau"] > 1.5
+    else:
+        assert "Using draft model load_format: 'dummy'" in logs
+        assert cell["tau"] == pytest.approx(1.0) and not any(cell["per_position_acceptance"])
