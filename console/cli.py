@@ -226,6 +226,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from console.core.measure import stats
+    from console.core.run import events as E
     from console.core.run.cell import CellProtocol
     from console.core.sessions.report import bench_json, cell_report
     from console.core.workload.prompts import load_set
@@ -253,32 +254,31 @@ def cmd_bench(args: argparse.Namespace) -> int:
         (progress.console if progress.live.is_started else err).print(text)
 
     def observer(ev) -> None:
-        if ev.kind == "launching":
-            say(f"[dim]launching: {shlex.join(ev.data['argv'])}[/dim]")
-            say(f"[dim]engine log: {ev.data['log_path']}[/dim]")
-        elif ev.kind == "ready":
-            say(f"engine ready in {ev.data.get('startup_s') or 0:.1f} s: {ev.data['server'].spec.label()}")
-        elif ev.kind == "attached":
-            say(f"attached: {ev.data['server'].spec.label()}")
-        elif ev.kind == "cell_started":
+        if isinstance(ev, E.Launching):
+            say(f"[dim]launching: {shlex.join(ev.argv)}[/dim]")
+            say(f"[dim]engine log: {ev.log_path}[/dim]")
+        elif isinstance(ev, E.Ready):
+            say(f"engine ready in {ev.startup_s or 0:.1f} s: {ev.server.arm.label()}")
+        elif isinstance(ev, E.Attached):
+            say(f"attached: {ev.server.arm.label()}")
+        elif isinstance(ev, E.CellStarted):
             progress.start_task(task)
-            progress.update(task, description=ev.data["label"])
-        elif ev.kind == "cell_status":
-            say(f"[dim]{ev.data['text']}[/dim]")
-        elif ev.kind == "request_finished":
-            rec = ev.data["record"]
+            progress.update(task, description=ev.label)
+        elif isinstance(ev, E.CellStatus):
+            say(f"[dim]{ev.text}[/dim]")
+        elif isinstance(ev, E.RequestFinished):
+            rec = ev.record
             s = stats.output_tok_s(rec)
             if s is not None and rec.ok and not rec.flags:
                 speeds.append(s)
             status = rec.error or (f"{s:7.1f} tok/s" if s else "n/a") + (f"  [{','.join(rec.flags)}]" if rec.flags else "")
-            say(f"  {ev.data['done']:>3}/{ev.data['total']}  {rec.request_id:<22} {status}")
+            say(f"  {ev.done:>3}/{ev.total}  {rec.request_id:<22} {status}")
             med = stats.interp_median(speeds)
-            progress.update(task, completed=ev.data["done"], median=f"median {med:.1f} tok/s" if med else "")
-        elif ev.kind == "died":
-            say(f"[red]{ev.data['text']}[/red]")
-        elif ev.kind == "preflight":
-            say(f"[{'red' if ev.data['severity'] == 'error' else 'yellow'}]preflight {ev.data['severity']}: "
-                f"{ev.data['text']}[/]")
+            progress.update(task, completed=ev.done, median=f"median {med:.1f} tok/s" if med else "")
+        elif isinstance(ev, E.Died):
+            say(f"[red]{ev.text}[/red]")
+        elif isinstance(ev, E.Preflight):
+            say(f"[{'red' if ev.severity == 'error' else 'yellow'}]preflight {ev.severity}: {ev.text}[/]")
 
     async def go() -> tuple[int, Path | None]:
         rt = _make_runtime(args, observer, session_dir=session_dir)
@@ -401,22 +401,22 @@ def cmd_launch(args: argparse.Namespace) -> int:
                 if len(argvs) > 1 else ""
             print(prefix + shlex.join(redact_argv(argv)))
         return EXIT_OK
+    from console.core.run import events as E
     from console.core.run.runtime import Runtime
     from rich.console import Console
     out = Console(stderr=True, soft_wrap=True)
 
     def observer(ev) -> None:
-        if ev.kind == "launching":
-            out.print(f"launching: {shlex.join(ev.data['argv'])}\nlog: {ev.data['log_path']}")
-        elif ev.kind == "startup":
-            p = ev.data["progress"]
-            cur = p.current
+        if isinstance(ev, E.Launching):
+            out.print(f"launching: {shlex.join(ev.argv)}\nlog: {ev.log_path}")
+        elif isinstance(ev, E.Startup):
+            cur = ev.progress.current
             if cur is not None:
                 out.print(f"[dim]{cur.label}: {cur.detail}[/dim]", end="\r")
-        elif ev.kind == "ready":
-            out.print(f"\nready at {prof.base_url}: {ev.data['server'].spec.label()} — Ctrl-C stops the engine")
-        elif ev.kind == "died":
-            out.print(f"[red]{ev.data['text']}[/red]")
+        elif isinstance(ev, E.Ready):
+            out.print(f"\nready at {prof.base_url}: {ev.server.arm.label()} — Ctrl-C stops the engine")
+        elif isinstance(ev, E.Died):
+            out.print(f"[red]{ev.text}[/red]")
 
     async def go() -> int:
         rt = Runtime(profile=prof, sessions=args.sessions, observer=observer, force=args.force)
@@ -498,6 +498,7 @@ def cmd_pair(args: argparse.Namespace) -> int:
     from console.core.run.cell import CellProtocol
     from console.core.run.pair import PairSpec, run_pair
     from console.core.measure.pairs import parse_order
+    from console.core.run import events as E
     from console.core.run.runtime import Runtime
     from console.core.workload.prompts import load_set
 
@@ -526,7 +527,7 @@ def cmd_pair(args: argparse.Namespace) -> int:
     async def go():
         rt = Runtime(profile=a, sim=args.sim, sim_args=sim_args if (args.sim or a.is_sim) else [],
                      sessions=args.sessions, session_slug=f"pair-{a.name}-vs-{b.name}", force=args.force,
-                     observer=lambda ev: err.print(f"[red]{ev.data['text']}[/red]") if ev.kind == "died" else None)
+                     observer=lambda ev: err.print(f"[red]{ev.text}[/red]") if isinstance(ev, E.Died) else None)
         try:
             await rt.start()
             return await run_pair(rt, spec, say=lambda t: err.print(f"[dim]{t}[/dim]"))

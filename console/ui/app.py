@@ -20,10 +20,13 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Static
 
 from console.core.run.cell import ANCHOR_PROTOCOL, CellProtocol
-from console.core.run.runtime import Event, IoThread, Runtime
+from console.core.run.events import Event
+from console.core.run.runtime import Runtime
+from console.ui.iothread import IoThread
 from console.core.measure.plots import sparkline
 from console.ui import render
 from console.core.exits import EXIT_ENGINE, EXIT_OK
+from console.core.run import events as E
 from console.ui.messages import CommandDone, CommandFailed, RuntimeEvent
 from console.ui.widgets.footer import NARROW_BELOW as FOOTER_NARROW_BELOW, ConsoleFooter
 from console.ui.screens.help import HelpScreen
@@ -356,25 +359,25 @@ class ConsoleApp(App[int]):
     # --- events ------------------------------------------------------------------------------
 
     def on_runtime_event(self, msg: RuntimeEvent) -> None:
-        k = msg.kind
-        if k == "ready":
+        ev = msg.event
+        if isinstance(ev, E.Ready):
             rt = self.runtime
             if rt is not None and rt.profile is not None:
                 self.sub_title = rt.profile.name
-            self.notify(f"engine ready: {msg.event.data['server'].spec.label()}", timeout=4)
+            self.notify(f"engine ready: {ev.server.arm.label()}", timeout=4)
             if self.auto_anchor and rt is not None and not rt.state.relaunching and len(rt.state.arms) == 1:
                 self.submit("anchor", rt.run_anchor())  # relaunches anchor themselves
-        elif k == "died":
-            self.notify(msg.event.data["text"], title="engine died", severity="error", timeout=30)
-        elif k == "pair_status":
-            self.pair_state.lines.append(msg.event.data["text"])
-        elif k in ("request_finished", "startup", "cell_status", "preflight"):
-            return  # high-rate: the 4 Hz tick shows them (DESIGN §8: coalesce, never per event)
-        elif k == "cell_finished":
-            s = msg.event.data["summary"]
+        elif isinstance(ev, E.Died):
+            self.notify(ev.text, title="engine died", severity="error", timeout=30)
+        elif isinstance(ev, E.PairStatus):
+            self.pair_state.lines.append(ev.text)
+        elif ev.HIGH_RATE:
+            return  # the 4 Hz tick shows them (docs/architecture.md: coalesce, never per event)
+        elif isinstance(ev, E.CellFinished):
+            s = ev.summary
             med = f"{s.median_tok_s:.1f} tok/s" if s.median_tok_s is not None else "no usable row"
-            where = Path(str(msg.event.data["cell_dir"] or "")).name
-            self.notify(f"cell {msg.event.data['label']}: median {med} (n={s.n_included})"
+            where = Path(str(ev.cell_dir or "")).name
+            self.notify(f"cell {ev.label}: median {med} (n={s.n_included})"
                         + (f"; rows in {where}/ of this session" if where else ""), timeout=8)
         self.refresh_state()
 
@@ -438,7 +441,7 @@ class ConsoleApp(App[int]):
         from console.ui.screens.chat import BothArmsScreen
         rt = self.runtime
         try:
-            a = ChatSession.from_runtime(rt)
+            a = ChatSession.on_server(rt.chat_target())
         except ChatUnavailable as e:
             self.notify(str(e), severity="warning")
             return
@@ -450,7 +453,7 @@ class ConsoleApp(App[int]):
                         "temperature": v["temperature"] if v["temperature"] is not None else a.temperature}
             if v["url"] is None:  # this server, other sampling: nothing to look up
                 a.label = f"{a.spec_label or 'this server'} · T {a.temperature:g}"
-                b = ChatSession.from_runtime(rt, label=f"{a.spec_label or 'this server'} · T {kw['temperature']:g}", **kw)
+                b = ChatSession.on_server(rt.chat_target(), label=f"{a.spec_label or 'this server'} · T {kw['temperature']:g}", **kw)
                 self.push_screen(ChatScreen([a, b], self.submit, rt.state.session_dir, close_on_exit=True))
                 return
             key = os.environ.get(v["api_key_env"]) if v["api_key_env"] else None
@@ -627,7 +630,7 @@ class ConsoleApp(App[int]):
             self.screen.state = self.pair_state
 
         def say(text: str) -> None:
-            rt.emit("pair_status", text=text)
+            rt.emit(E.PairStatus(text))
 
         self.submit("pair", run_pair(rt, spec, say=say))
 

@@ -10,7 +10,7 @@ from typing import Any
 from textual.message import Message
 
 from console.core.exits import describe, exit_code
-from console.core.run.runtime import Event
+from console.core.run.events import Event
 
 ONE_LINE_LIMIT = 600
 
@@ -24,11 +24,15 @@ def one_line(exc: BaseException | None) -> str:
 
 @dataclass
 class RuntimeEvent(Message, bubble=False):
+    """A runtime event (console.core.run.events), handed from the I/O thread to the UI loop. High-rate kinds
+    coalesce in the queue: a newer one of the same type replaces one not yet handled (the 4 Hz repaint reads the
+    state they describe anyway)."""
+
     event: Event
 
-    @property
-    def kind(self) -> str:
-        return self.event.kind
+    def can_replace(self, message: Message) -> bool:
+        return (isinstance(message, RuntimeEvent) and self.event.HIGH_RATE
+                and type(message.event) is type(self.event))
 
 
 @dataclass

@@ -15,7 +15,7 @@ from rich.text import Text
 from console.core.launch.logparse import StartupProgress
 from console.core.measure import stats
 from console.core.measure.plots import bar, histogram_strip, sparkline
-from console.core.run.runtime import CellProgress, RuntimeState
+from console.core.run.state import CellProgress, RuntimeState
 
 
 def num(v: float | int | None, spec: str = ".1f", unit: str = "", none: str = "—") -> str:

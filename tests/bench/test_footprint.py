@@ -32,7 +32,9 @@ from console.core.engine.stream import StreamClient
 from console.core.launch.logparse import READY_MARK
 from console.core.launch.profile import resolve_profile
 from console.core.run.cell import CellProtocol
-from console.core.run.runtime import Runtime, free_port
+from console.core.launch.ports import free_port
+from console.core.run import events as E
+from console.core.run.runtime import Runtime
 from console.core.workload.prompts import load_set
 from tests.bench.harness import cpu_s, live_tui, pct, threads, twin, wait_for
 
@@ -212,9 +214,9 @@ async def test_readiness_detected_soon_after_the_ready_line(tmp_path):
         stop = threading.Event()
 
         def observer(ev) -> None:
-            if ev.kind == "launching":
-                log_path.append(ev.data["log_path"])
-            elif ev.kind == "ready":
+            if isinstance(ev, E.Launching):
+                log_path.append(ev.log_path)
+            elif isinstance(ev, E.Ready):
                 seen["ready_event"] = time.perf_counter()
 
         def watch() -> None:

@@ -18,7 +18,8 @@ import pytest
 
 from console.core.launch.profile import resolve_profile
 from console.core.run.cell import CellProtocol
-from console.core.run.runtime import Runtime, free_port
+from console.core.launch.ports import free_port
+from console.core.run.runtime import Runtime
 from tests.bench.harness import open_fds, rss_mb, threads
 
 pytestmark = pytest.mark.bench

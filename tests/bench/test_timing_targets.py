@@ -20,7 +20,8 @@ import httpx
 import pytest
 
 from console.core.launch.profile import load_profile, resolve_profile
-from console.core.run.runtime import Runtime, free_port
+from console.core.launch.ports import free_port
+from console.core.run.runtime import Runtime
 from tests.bench.harness import pct
 from tests.e2e.test_multinode_e2e import two_node_profile
 from tests.sim.twin_process import EAGLE3_D6, MODEL, sse_json, start_twin, stop_twin

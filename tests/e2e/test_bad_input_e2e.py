@@ -18,7 +18,8 @@ import pytest
 
 from console.core.exits import EXIT_AUTH, EXIT_CONNECT, EXIT_ENGINE, EXIT_USAGE
 from console.core.launch.profile import resolve_profile
-from console.core.run.runtime import Runtime, free_port
+from console.core.launch.ports import free_port
+from console.core.run.runtime import Runtime
 from console.ui.app import make_app
 from tests.sim.twin_process import FAST as TWIN_FAST, MODEL, start_twin, stop_twin
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from console.core.run.runtime import free_port
+from console.core.launch.ports import free_port
 from tests.sim.twin_process import start_twin, stop_twin
 
 pytestmark = pytest.mark.e2e

@@ -26,7 +26,7 @@ async def test_one_turn_through_the_sdk_has_tau_and_tok_s(twin, tmp_path):
     rt = Runtime(attach_url=twin.url, api_key="e2e-chat-key", sessions=tmp_path)
     try:
         await rt.start()
-        s = ChatSession.from_runtime(rt, max_tokens=96, system_prompt="Answer briefly.")
+        s = ChatSession.on_server(rt.chat_target(), max_tokens=96, system_prompt="Answer briefly.")
         assert s.model == "sim:moonshotai/Kimi-K2.6" and s.num_draft_tokens == 7
         deltas: list[str] = []
         turn = await s.stream_turn("Write a Python function that reverses a list.", deltas.append)
@@ -40,7 +40,7 @@ async def test_one_turn_through_the_sdk_has_tau_and_tok_s(twin, tmp_path):
         assert st.accept_rate_check == pytest.approx(st.server_accept_rate, abs=1e-9)
         assert "τ " in turn.stats_line() and "tok/s" in turn.stats_line()
         # a second turn carries the first as context; both arms at once (here: the same server twice)
-        other = ChatSession.from_runtime(rt, max_tokens=32)
+        other = ChatSession.on_server(rt.chat_target(), max_tokens=32)
         turns = await send_to_arms([s, other], "And in Rust?")
         assert [t.error for t in turns] == [None, None] and all(t.stats.tau for t in turns)
         assert len(s.messages()) == 5  # system, 2 × (user, assistant)

@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from console.core.run import events as E
+
 from console.core.launch.profile import resolve_profile
 from console.core.run.runtime import Runtime
 
@@ -34,8 +36,8 @@ async def test_engine_killed_mid_run_is_reported_dead_with_the_signal(tmp_path):
         while rt.state.phase != "dead" and time.monotonic() - t0 < 30:
             await asyncio.sleep(0.05)
         assert rt.state.phase == "dead", "the killed engine was not reported within 30 s"
-        died = [e for e in events if e.kind == "died"]
-        assert died and "signal 9" in died[0].data["text"]
+        died = [e for e in events if isinstance(e, E.Died)]
+        assert died and "signal 9" in died[0].text
     finally:
         await rt.stop()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from console.core.run.runtime import free_port
+from console.core.launch.ports import free_port
 
 pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]

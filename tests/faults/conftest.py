@@ -14,7 +14,9 @@ import pytest
 from dataclasses import replace
 
 from console.core.launch.profile import resolve_profile
-from console.core.run.runtime import Event, Runtime, free_port
+from console.core.launch.ports import free_port
+from console.core.run.events import Event
+from console.core.run.runtime import Runtime
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "console.cli"]

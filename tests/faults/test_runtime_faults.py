@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from console.core.run import events as E
+
 from console.core.engine.stream import StreamClient
 from console.core.launch.process import EngineDied
 from console.core.run.cell import CellProtocol
@@ -63,8 +65,8 @@ async def test_engine_crash_mid_cell_keeps_finished_rows_and_reports_one_line_ca
         await wait_for(lambda: rt.state.phase == "dead", 30)
         cause = one_line(rt.state.error)
         assert "illegal memory access" in cause and "signal 9" in cause
-        died = [e for e in events if e.kind == "died"]
-        assert len(died) == 1 and one_line(died[0].data["text"]) == cause
+        died = [e for e in events if isinstance(e, E.Died)]
+        assert len(died) == 1 and one_line(died[0].text) == cause
         # the console is still alive and answers: the cell's figures are computable from what finished
         assert res.summary.n_ok == len(ok)
     finally:
@@ -98,8 +100,8 @@ async def test_engine_crash_during_load_is_one_line_naming_the_error(tmp_path, s
         assert rt.state.phase == "dead"
         cause = one_line(rt.state.error)
         assert words in cause and "engine died" in cause
-        died = [e for e in events if e.kind == "died"]
-        assert died and one_line(died[0].data["text"]) == cause
+        died = [e for e in events if isinstance(e, E.Died)]
+        assert died and one_line(died[0].text) == cause
         assert rt.state.startup is not None and not rt.state.startup.ready
         with pytest.raises(RuntimeError):  # refuses to measure, with a reason, instead of hanging
             await rt.run_cell(PROTO)
@@ -209,7 +211,7 @@ async def test_flush_cache_always_busy_is_recorded_and_the_cell_is_measured_anyw
         m = manifest(rt.state.cells_done[-1].cell_dir)
         # retried, and gave up after its bounded number of tries (the bound, not the wall clock, is what is checked)
         assert m["flush"]["ok"] is False and m["flush"]["status"] == 400 and m["flush"]["attempts"] == retries + 1
-        said = [e.data["text"] for e in events if e.kind == "cell_status" and "/flush_cache refused" in e.data["text"]]
+        said = [e.text for e in events if isinstance(e, E.CellStatus) and "/flush_cache refused" in e.text]
         assert len(said) == 1 and one_line(said[0])
         assert res.summary.n_ok == 2 and m["complete"] is True
     finally:

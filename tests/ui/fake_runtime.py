@@ -17,7 +17,10 @@ from console.core.run.cell import CellProtocol
 from console.core.measure.records import RequestRecord
 from console.core.run.monitor import LiveMonitor
 from console.core.launch.profile import resolve_profile
-from console.core.run.runtime import ArmRecord, CellProgress, Event, Runtime, RuntimeState
+from console.core.run import events as E
+from console.core.run.events import Event
+from console.core.run.runtime import Runtime
+from console.core.run.state import ArmRecord, CellProgress, RuntimeState
 from console.core.telemetry.nvml import GpuSnapshot
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "sglang-0.5.23"
@@ -43,7 +46,7 @@ def _write_cell(info: ServerInfo, rows: list[RequestRecord]) -> Path:
     """The fake's finished cell as a real cell folder (manifest + rows), so that what reads cells from disk (the
     forecast) runs for real over it."""
     import tempfile
-    from console.core.run.runtime import _spec_dict
+    from console.core.run.resume import _spec_dict
     d = Path(tempfile.mkdtemp(prefix="fake-session-")) / "cell-001-health"
     d.mkdir()
     manifest = {"label": "health", "profile": "k26-eagle3-d6", "simulated": True, "speculative": _spec_dict(info),
@@ -57,6 +60,8 @@ def _write_cell(info: ServerInfo, rows: list[RequestRecord]) -> Path:
 
 class FakeRuntime:
     forecast_for = Runtime.forecast_for  # the real computation over this fake's state
+    chat_target = Runtime.chat_target
+    _api_key: str | None = None
 
     def forecast_base(self) -> CellProgress | None:
         """The runtime's choice, pointing at the fake's cell as written to disk (the screen shows the fake path)."""
@@ -123,16 +128,15 @@ class FakeRuntime:
         parser.feed((FIX / "launch_eagle3_tp4.log").read_text())
         st.startup = parser.progress
 
-    def emit(self, kind: str, **data: Any) -> None:
-        self.observer(Event(kind, data))
+    def emit(self, ev: Event) -> None:
+        self.observer(ev)
 
     async def start(self) -> None:
-        self.observer(Event("ready", {"server": self.state.server, "startup_s": 8.4}))
+        self.observer(E.Ready(self.state.server, 8.4))
 
     async def run_cell(self, proto: CellProtocol, label: str | None = None) -> Any:
         self.cells_run.append(proto)
-        self.observer(Event("cell_finished", {"summary": self.state.cells_done[-1].summary, "cell_dir": "x",
-                                              "label": label, "cancelled": False}))
+        self.observer(E.CellFinished(self.state.cells_done[-1].summary, "x", label or "cell", False))
 
     def request_stop_cell(self) -> None:
         pass

@@ -3,6 +3,7 @@
 import pytest
 
 from console.core.measure.stats import DEFINITIONS
+from console.core.run import events as E
 from console.ui.app import ConsoleApp, make_app
 from console.ui.messages import CommandDone, RuntimeEvent
 from console.ui.screens.help import HelpScreen
@@ -32,7 +33,7 @@ async def test_start_posts_ready_and_dashboard_shows_live_figures():
     app, holder = app_with_fake(start=True)
     messages = []
     async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
-        await wait_until(pilot, lambda: "ready" in [m.kind for m in messages if isinstance(m, RuntimeEvent)]
+        await wait_until(pilot, lambda: any(isinstance(m, RuntimeEvent) and isinstance(m.event, E.Ready) for m in messages)
                          and "SIMULATED" in widget_text(app, "#server") and "110.8 GB" in widget_text(app, "#gpu"),
                          what="the ready event and the dashboard's figures")
         assert app.query_one("#dashboard").display

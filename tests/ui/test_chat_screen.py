@@ -14,7 +14,7 @@ from textual.app import App
 from textual.notifications import Notify
 
 from console.core.run.chat import ChatSession
-from console.core.run.runtime import IoThread
+from console.ui.iothread import IoThread
 from console.ui.screens.chat import ChatColumn, ChatScreen, ChatSettingsScreen
 from tests.conftest import fixture_bytes
 
@@ -274,7 +274,7 @@ async def test_both_arms_side_by_side(io):
 
 async def test_in_the_console_app_through_its_submit_with_no_server_reachable():
     """The lead's wiring: `ChatScreen.for_runtime(app.runtime, app.submit)` over the dashboard."""
-    from console.core.run.runtime import free_port
+    from console.core.launch.ports import free_port
     from tests.ui.test_app import app_with_fake
     app, holder = app_with_fake()
     async with app.run_test(size=(80, 24)) as pilot:

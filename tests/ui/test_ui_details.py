@@ -12,7 +12,7 @@ from textual.widgets._toast import Toast
 
 from console.core.engine.stream import InFlight
 from console.core.run.monitor import LiveMonitor
-from console.core.run.runtime import ArmRecord
+from console.core.run.state import ArmRecord
 from console.ui import render
 from tests.ui.test_app import app_with_fake, widget_text
 

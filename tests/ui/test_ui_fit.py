@@ -99,7 +99,7 @@ def running_cell(app) -> None:
     """A tool cell 3 of 16 in, on the fake runtime: what an operator watches for minutes."""
     from dataclasses import replace as dc_replace
     from console.core.measure import stats
-    from console.core.run.runtime import CellProgress
+    from console.core.run.state import CellProgress
     st = app.runtime.state
     rows = [dc_replace(r, request_id=f"tool-{i}#{i}", prompt_id=f"tool-{i}") for i, r in enumerate(st.cells_done[-1].rows[:3])]
     st.cell = CellProgress(label="tool-n16-m2048-c1", total=16, done=3, status="measuring 16 request(s) at concurrency 1",

@@ -194,7 +194,7 @@ async def test_401_is_one_line_with_a_hint():
 
 
 async def test_server_gone_is_one_line():
-    from console.core.run.runtime import free_port
+    from console.core.launch.ports import free_port
     s = ChatSession(f"http://127.0.0.1:{free_port()}", None, stall_timeout_s=2)
     turn = await s.stream_turn("hi")
     assert turn.error.startswith("server unreachable") and "\n" not in turn.error
@@ -312,17 +312,20 @@ async def test_send_to_arms_streams_both_concurrently():
     await b.aclose()
 
 
-def test_from_runtime_takes_url_key_model_and_spec(monkeypatch):
+def test_a_chat_on_the_runtimes_server_takes_url_key_model_and_spec(monkeypatch):
+    """The chat is handed a URL and a key (Runtime.chat_target), never the runtime itself."""
     from tests.ui.fake_runtime import FakeRuntime
     rt = FakeRuntime(lambda e: None)
     rt._api_key = "k"
-    s = ChatSession.from_runtime(rt, temperature=0.2)
+    target = rt.chat_target()
+    assert (target.url, target.api_key, target.simulated) == ("http://127.0.0.1:30000", "k", True)
+    s = ChatSession.on_server(target, temperature=0.2)
     assert s.base_url == "http://127.0.0.1:30000" and s._api_key == "k"
     assert s.model == "sim:moonshotai/Kimi-K2.6" and s.num_draft_tokens == 7 and s.simulated
     assert s.spec_label == rt.state.server.spec.label() and s.temperature == 0.2
     rt.state.phase = "launching"
     with pytest.raises(ChatUnavailable, match="no server to chat with yet"):
-        ChatSession.from_runtime(rt)
+        rt.chat_target()
 
 
 def test_describe_error_never_multiline():

@@ -141,7 +141,7 @@ def test_used_memory_equals_nvidia_smi_within_1pct_on_the_h200(panel):
 
 def test_the_gpu_panel_shows_the_foreign_process_with_nvidia_smis_figures(panel):
     from rich.console import Console
-    from console.core.run.runtime import RuntimeState
+    from console.core.run.state import RuntimeState
     from console.ui.render import gpu_panel
     names = {int(k): v for d in panel["raw"]["devices"] for k, v in d["process_names"].items()}
     snap = NvmlPoller(ReplayNvml(panel["raw"]), proc_name=lambda pid: names.get(pid, "?")).sample()

@@ -276,6 +276,17 @@ def _strip_userinfo(url: str) -> str:
 # --- the session ---------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ChatTarget:
+    """Where a chat goes: a URL, its key, and what the console read from the server (None when unknown)."""
+
+    url: str
+    api_key: str | None = None
+    server: Any = None
+    simulated: bool = False
+    time_scale: float | None = None
+
+
 class ChatSession:
     """One conversation with one server (a `/v1` OpenAI-compatible SGLang endpoint).
 
@@ -330,20 +341,12 @@ class ChatSession:
         self._save_n: int | None = None
 
     @classmethod
-    def from_runtime(cls, runtime: Any, **kw: Any) -> "ChatSession":
-        """A session on the runtime's server (URL, API key, served model name, spec label, K)."""
-        st = runtime.state
-        if st.phase not in ("ready", "attached") or not st.base_url:
-            raise ChatUnavailable(f"no server to chat with yet (engine {st.phase or 'idle'})")
-        key = getattr(runtime, "_api_key", None)
-        if key is None and getattr(runtime, "profile", None) is not None:
-            try:
-                key = runtime.profile.api_key()
-            except Exception:
-                key = None
-        kw.setdefault("simulated", bool(st.simulated))
-        kw.setdefault("time_scale", getattr(st, "sim_time_scale", None) or 1.0)
-        return cls(st.base_url, key, **_server_kw(st.server, kw))
+    def on_server(cls, target: "ChatTarget", **kw: Any) -> "ChatSession":
+        """A session on a server the console is connected to: its URL and key, the /server_info it read (served
+        model name, arm, K), whether it is the twin and its time scale (`Runtime.chat_target()`)."""
+        kw.setdefault("simulated", target.simulated)
+        kw.setdefault("time_scale", target.time_scale or 1.0)
+        return cls(target.url, target.api_key, **_server_kw(target.server, kw))
 
     @classmethod
     async def for_url(cls, url: str, api_key: str | None = None, **kw: Any) -> "ChatSession":

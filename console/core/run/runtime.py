@@ -5,23 +5,18 @@ dashboard shows (`RuntimeState`, refreshed by one telemetry task: engine watchdo
 250 ms, `/metrics` and NVML every second, `/server_info` every 5 s), and runs cells that land in the
 session store. Discrete happenings are reported to an observer as `Event`s; everything continuous is
 read from `state` at the reader's own rate. All methods are coroutines of one event loop; the TUI runs
-that loop in its own thread (`IoThread`) so that rendering never delays a chunk's timestamp.
-"""
+that loop in its own thread (`IoThread`) so that rendering never delays a chunk's timestamp."""
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import socket
-import threading
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any, Callable, Coroutine
+from typing import Any, Callable
 
 from console.core.engine.admin import ATTACH_KEY_HINT, PROFILE_KEY_HINT, AdminClient, AdminError, normalize_url
 from console.core.launch.preflight import PreflightRefused
-from console.core.engine.metrics import MetricsSnapshot
 from console.core.engine.server_info import ServerInfo
 from console.core.engine.stream import StreamClient
 from console.core.launch.logparse import StartupProgress
@@ -30,111 +25,19 @@ from console.core.launch.preflight import has_errors, preflight
 from console.core.launch.process import EngineDied, EngineProcess, EngineTimeout, describe_exit
 from console.core.launch.profile import Profile, profile_from_server_info, profile_to_toml
 from console.core.redaction import redact_argv
-from console.core.measure import stats
 from console.core.run.cell import CellProtocol, CellResult, is_transport_error, run_cell
 from console.core.measure.records import RequestRecord
-from console.core.run.monitor import LiveMonitor, LiveSnapshot
+from console.core.run.monitor import LiveMonitor
 from console.core.sessions.store import CellWriter, Session, load_rows, node_fingerprint, read_json, sessions_root
-from console.core.telemetry.nvml import GpuSnapshot, NvmlPoller
+from console.core.telemetry.nvml import NvmlPoller
 from console.core.workload.prompts import load_set
-
-
-@dataclass(frozen=True)
-class Event:
-    """A discrete happening: kind ∈ launching, startup, ready, attached, died, error, cell_started,
-    cell_status, request_finished, cell_finished, stopped."""
-
-    kind: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class CellProgress:
-    label: str
-    total: int
-    done: int = 0
-    status: str = ""
-    cell_dir: str | None = None
-    rows: list[RequestRecord] = field(default_factory=list)
-    summary: stats.CellSummary | None = None
-    running: bool = True
-    arm_index: int | None = None
-    """Index in `RuntimeState.arms` of the arm the cell ran on."""
-    prompt_set: str | None = None
-    forecast_cmp: dict[str, Any] | None = None
-    """Predicted (before the flip to this arm) vs measured, when this cell is the forecast's workload."""
-
-
-@dataclass
-class ArmRecord:
-    """One arm of this session: what ran, its KV capacity and its anchor (health cell) result."""
-
-    profile: str
-    label: str
-    kv_capacity_tokens: int | None
-    kv_cache_dtype: str | None
-    startup_s: float | None = None
-    anchor_median_tok_s: float | None = None
-    anchor_tau: float | None = None
-    anchor_n: int = 0
-    anchor_pct: float | None = None
-    """Anchor median as % of the profile's reference (anchor.reference_tok_s), when one is set."""
-    error: str | None = None
-
-
-@dataclass
-class RuntimeState:
-    phase: str = "idle"
-    """'idle' | 'launching' | 'ready' | 'attached' | 'dead' | 'stopped' | 'error'."""
-    mode: str = ""
-    """'launch' | 'attach'."""
-    base_url: str = ""
-    profile_name: str = ""
-    simulated: bool = False
-    argv: list[str] = field(default_factory=list)
-    log_path: str | None = None
-    engine_pid: int | None = None
-    startup: StartupProgress | None = None
-    startup_started: float | None = None
-    startup_elapsed_s: float | None = None
-    ready_at: float | None = None
-    """time.monotonic() when the current arm became ready (or attached)."""
-    error: str | None = None
-    server: ServerInfo | None = None
-    metrics: MetricsSnapshot | None = None
-    metrics_error: str | None = None
-    gpu: GpuSnapshot | None = None
-    live: LiveSnapshot | None = None
-    cell: CellProgress | None = None
-    cells_done: list[CellProgress] = field(default_factory=list)
-    arms: list[ArmRecord] = field(default_factory=list)
-    relaunching: bool = False
-    preflight: list[Any] = field(default_factory=list)
-    previous_startup_s: float | None = None
-    """Wall time of the previous launch of the same arm (launch history), for elapsed/remaining."""
-    previous_phases: dict[str, float] = field(default_factory=dict)
-    workers: list[str] = field(default_factory=list)
-    """Worker URLs when attached to an SGLang model gateway (router)."""
-    derived_profile: str | None = None
-    """Path of the profile derived from /server_info on attach (session dir)."""
-    sim_time_scale: float | None = None
-    """The twin's --sim-time-scale S (client-timed rates read S× faster); None on a real server."""
-    sim_info: dict[str, Any] | None = None
-    session_dir: str | None = None
-    started_wall: float = field(default_factory=time.time)
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
-
-
-def port_in_use(host: str, port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.3)
-        return s.connect_ex(("127.0.0.1" if host in ("0.0.0.0", "") else host, port)) == 0
-
+from console.core.run.events import (
+    Attached, CellFinished, CellStarted, CellStatus, Died, Event, Failed, Launching, Preflight, Ready, RequestFinished,
+    Startup, Stopped,
+)
+from console.core.launch.ports import free_port, port_in_use
+from console.core.run.resume import _spec_dict, check_resumable
+from console.core.run.state import ArmRecord, CellProgress, KEEP_ROWS, RuntimeState
 
 class Runtime:
     def __init__(
@@ -189,13 +92,13 @@ class Runtime:
 
     # --- events ------------------------------------------------------------------------------
 
-    def emit(self, kind: str, **data: Any) -> None:
+    def emit(self, ev: Event) -> None:
         """Report a happening to the observer (also used by orchestrators such as the pair runner)."""
-        self._emit(kind, **data)
+        self._emit(ev)
 
-    def _emit(self, kind: str, **data: Any) -> None:
+    def _emit(self, ev: Event) -> None:
         try:
-            self.observer(Event(kind, data))
+            self.observer(ev)
         except Exception:  # an observer must never break the runtime
             pass
 
@@ -232,7 +135,7 @@ class Runtime:
         except AdminError as e:
             self.state.phase = "error"
             self.state.error = str(e)
-            self._emit("error", text=str(e))
+            self._emit(Failed(str(e)))
             raise
         self._have_server(info)
         await self._read_sim_info()
@@ -247,7 +150,7 @@ class Runtime:
                                  workers=self.state.workers, derived_profile=path.name)
         self.state.phase = "attached"
         self.state.ready_at = time.monotonic()
-        self._emit("attached", server=info)
+        self._emit(Attached(info))
         self._start_telemetry()
 
     async def _launch(self) -> None:
@@ -265,12 +168,12 @@ class Runtime:
                                          own_pids=self.nvml.own_pids)
         self.state.preflight = issues
         for issue in issues:
-            self._emit("preflight", severity=issue.severity, text=issue.message)
+            self._emit(Preflight(issue.severity, issue.message))
         if has_errors(issues) and not self.force:
             first = next(i for i in issues if i.severity == "error")
             self.state.phase = "error"
             self.state.error = f"preflight refused the launch: {first.message} (--force launches anyway)"
-            self._emit("error", text=self.state.error)
+            self._emit(Failed(self.state.error))
             raise PreflightRefused(self.state.error)
         hist = launch_history(self.sessions_root).get(prof)
         self.state.previous_startup_s = hist.get("total_s") if hist else None
@@ -290,7 +193,7 @@ class Runtime:
                                            secrets=[api_key] if api_key else None)
                              for r, a in enumerate(argvs[1:], 1)]
         self.session.add_arm({"profile": prof.name, "argv": shown, "log": log.name, "launched_utc": time.time()})
-        self._emit("launching", argv=shown, log_path=str(log))
+        self._emit(Launching(shown, str(log)))
         try:
             self.engine.start()
             for ne in self.node_engines:
@@ -302,7 +205,7 @@ class Runtime:
             def progress(p: StartupProgress) -> None:
                 self.state.startup = p
                 self.state.startup_elapsed_s = time.monotonic() - (self.state.startup_started or time.monotonic())
-                self._emit("startup", progress=p)
+                self._emit(Startup(p))
 
             await self.engine.wait_ready(self.admin.ready, timeout_s=self.ready_timeout_s,  # type: ignore[union-attr]
                                          on_progress=progress, also=self.node_engines)
@@ -311,7 +214,7 @@ class Runtime:
             msg = f"engine died before ready ({describe_exit(e.returncode)}): {e.error_line or 'no error line'}" \
                 if isinstance(e, EngineDied) else str(e)
             self.state.error = msg
-            self._emit("died", text=msg, log_path=str(log))
+            self._emit(Died(msg, str(log)))
             if self.engine is not None:
                 self.engine.stop(timeout_s=5)
             for ne in self.node_engines:
@@ -328,7 +231,7 @@ class Runtime:
         self.state.arms.append(ArmRecord(profile=prof.name, label=info.spec.label(),
                                          kv_capacity_tokens=info.max_total_num_tokens,
                                          kv_cache_dtype=info.kv_cache_dtype, startup_s=self.state.startup_elapsed_s))
-        self._emit("ready", server=info, startup_s=self.state.startup_elapsed_s)
+        self._emit(Ready(info, self.state.startup_elapsed_s))
         self._start_telemetry()
 
     async def _read_sim_info(self) -> None:
@@ -345,6 +248,17 @@ class Runtime:
         if self.stream is not None:
             self.stream.time_scale = scale
         self.monitor.time_scale = scale
+
+    def chat_target(self) -> "ChatTarget":
+        """Where a chat with the served model goes: URL, key, server info (ChatUnavailable while none is up)."""
+        from console.core.run.chat import ChatTarget, ChatUnavailable
+        st = self.state
+        if st.phase not in ("ready", "attached") or not st.base_url:
+            raise ChatUnavailable(f"no server to chat with yet (engine {st.phase or 'idle'})")
+        key = self._api_key
+        if key is None and self.profile is not None and not self.profile.is_sim:
+            key = self.profile.api_key()
+        return ChatTarget(st.base_url, key, st.server, bool(st.simulated), st.sim_time_scale)
 
     def _connect(self, url: str, api_key: str | None) -> None:
         if self.profile is None:
@@ -379,7 +293,7 @@ class Runtime:
             f"node rank {self.node_engines.index(dead) + 1}: {dead.death_reason()}"
         self.state.phase = "dead"
         self.state.error = reason
-        self._emit("died", text=reason, log_path=str(dead.log_path))
+        self._emit(Died(reason, str(dead.log_path)))
 
     def _start_telemetry(self) -> None:
         if self._telemetry is None or self._telemetry.done():
@@ -501,15 +415,15 @@ class Runtime:
             def cell_event(self, kind: str, **data: Any) -> None:
                 if kind == "status":
                     prog.status = data["text"]
-                    runtime._emit("cell_status", text=data["text"])
+                    runtime._emit(CellStatus(data["text"]))
                 elif kind == "request_finished":
                     rec: RequestRecord = data["record"]
                     prog.rows.append(rec)
                     prog.done = data["done"]
                     runtime.monitor.record_finished(rec)
-                    runtime._emit("request_finished", record=rec, done=data["done"], total=data["total"])
+                    runtime._emit(RequestFinished(rec, data["done"], data["total"]))
                 elif kind == "started":
-                    runtime._emit("cell_started", label=label, total=proto.n, cell_dir=str(writer.dir))
+                    runtime._emit(CellStarted(label, proto.n, str(writer.dir)))
 
         try:
             result = await run_cell(
@@ -539,8 +453,7 @@ class Runtime:
                 writer.update_manifest(forecast_vs_measured=prog.forecast_cmp)
                 self._pending_forecast = None
         self.state.cells_done.append(prog)
-        self._emit("cell_finished", summary=result.summary, cell_dir=str(writer.dir), label=label,
-                   cancelled=result.cancelled)
+        self._emit(CellFinished(result.summary, str(writer.dir), label, result.cancelled))
         return result
 
     def request_stop_cell(self) -> None:
@@ -667,77 +580,5 @@ class Runtime:
         self.nvml.close()
         if self.state.phase != "dead":
             self.state.phase = "stopped"
-        self._emit("stopped")
-
-
-def _spec_dict(info: ServerInfo | None) -> dict[str, Any] | None:
-    if info is None:
-        return None
-    return {"algorithm": info.spec.algorithm, "num_steps": info.spec.num_steps, "topk": info.spec.topk,
-            "num_draft_tokens": info.spec.num_draft_tokens, "draft_model_path": info.spec.draft_model_path}
-
-
-KEEP_ROWS = 100
+        self._emit(Stopped())
 """Finished rows a completed cell keeps in memory for display (all of them are in rows.jsonl)."""
-
-
-class ResumeError(ValueError):
-    """One line: why this cell cannot be continued on this server."""
-
-
-def check_resumable(manifest: dict[str, Any], pset, info: ServerInfo | None,
-                    sim_time_scale: float | None = None) -> None:
-    """A cell continues only with the same prompt bytes and the same server configuration: mixing arms in
-    one cell would make its median meaningless."""
-    want = (manifest.get("prompt_set") or {}).get("sha256")
-    if want and want != pset.sha256:
-        raise ResumeError(f"prompt set {pset.name} changed since the cell started (sha256 {pset.sha256[:12]}… vs "
-                          f"{want[:12]}…); restore prompts/{pset.name}.jsonl or start a new cell")
-    if info is None:
-        return
-    was, now = manifest.get("speculative") or {}, _spec_dict(info) or {}
-    keys = ("algorithm", "num_steps", "topk", "num_draft_tokens")
-    diff = [f"{k} {was.get(k)} → {now.get(k)}" for k in keys if was.get(k) != now.get(k)]
-    if "sim_time_scale" in manifest and manifest.get("sim_time_scale") != sim_time_scale:
-        diff.append(f"twin time scale {manifest.get('sim_time_scale')} → {sim_time_scale} (rates would not compare)")
-    if manifest.get("kv_cache_dtype") not in (None, info.kv_cache_dtype):
-        diff.append(f"kv_cache_dtype {manifest.get('kv_cache_dtype')} → {info.kv_cache_dtype}")
-    if diff:
-        raise ResumeError("the server now runs a different configuration than the cell: " + ", ".join(diff)
-                          + "; resume on the cell's arm or start a new cell")
-
-
-class IoThread:
-    """An asyncio loop in a daemon thread: the TUI submits coroutines here, so network timing never
-    waits for a repaint."""
-
-    def __init__(self, name: str = "console-io") -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
-
-    def submit(self, coro: Coroutine[Any, Any, Any]) -> concurrent.futures.Future:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
-
-    def close(self, timeout_s: float = 20.0) -> None:
-        if self.loop.is_closed():
-            return
-
-        async def _drain() -> None:
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        try:
-            asyncio.run_coroutine_threadsafe(_drain(), self.loop).result(timeout_s)
-        except Exception:
-            pass
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout_s)
-        if not self._thread.is_alive():
-            self.loop.close()

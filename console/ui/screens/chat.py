@@ -107,7 +107,7 @@ class ChatScreen(Screen[None]):
         (URL, model, speculative configuration) stays the same, so closing and reopening the screen resumes it."""
 
         def factory() -> ChatSession:
-            fresh = ChatSession.from_runtime(runtime, **session_kw)
+            fresh = ChatSession.on_server(runtime.chat_target(), **session_kw)
             old = _RUNTIME_SESSIONS.get(runtime)
             if old is not None and (old.base_url, old.model, old.spec_label) == (fresh.base_url, fresh.model,
                                                                                  fresh.spec_label):
