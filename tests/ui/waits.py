@@ -45,4 +45,6 @@ def notes(messages: Iterable[object]) -> list[str]:
 
 
 def notified(messages: Iterable[object], text: str) -> bool:
-    return any(text in n for n in notes(messages))
+    """Whether a toast said `text` (the console wraps toasts to their width, so line breaks are not compared)."""
+    want = "".join(text.split())
+    return any(want in "".join(n.split()) for n in notes(messages))
