@@ -40,7 +40,7 @@ async def test_tui_attach_shows_the_real_server_and_runs_a_cell(server, tmp_path
         assert f"capacity {cap:,} tokens" in kv, kv
         acc = widget_text(app, "#acceptance")
         assert "no speculation on this server" in acc and "p1" not in acc, acc
-        assert "no speculation" in widget_text(app, "#statusbar")
+        assert "no spec" in widget_text(app, "#statusbar")  # the status bar's short form
         # the /server_info view: 1 maximizes the server panel, escape restores
         await pilot.press("1")
         await pilot.pause(0.3)
