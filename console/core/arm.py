@@ -118,6 +118,14 @@ class Arm:
         kv = self.kv_slug()
         return s + (f" {kv[:-2]} KV" if kv else "") + (" adaptive" if self.adaptive else "")
 
+    def compact(self) -> str:
+        """One short line for narrow panels: 'EAGLE-3 d6 · topk 1 · 7 draft tok', 'DFlash b16 · 15 positions'."""
+        if not self.speculative:
+            return self.short()
+        tail = (f"{self.draft_positions} positions" if self.is_block else
+                f"topk {self.topk if self.topk is not None else '?'} · {self.verify_tokens} draft tok")
+        return f"{self.short()} · {tail}"
+
     def label(self) -> str:
         """The whole configuration in words: 'EAGLE-3 depth 6 · topk 1 · 7 draft tokens', 'DFlash block 16
         (15 draft positions)', 'no speculation' (KV dtype appended when not native)."""

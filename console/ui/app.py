@@ -676,7 +676,7 @@ def _server_key(s) -> object:
     if s is None:
         return None
     mu = s.memory
-    return (s.version, s.spec.label(), s.spec.draft_model_path, s.kv_cache_dtype, s.mem_fraction_static,
+    return (s.version, s.arm.label(), s.arm.draft_model, s.kv_cache_dtype, s.mem_fraction_static,
             s.max_total_num_tokens, s.tp_size, s.dp_size, s.served_model_name, s.enable_metrics,
             None if s.avg_spec_accept_length is None else round(s.avg_spec_accept_length, 2),
             None if mu is None else (mu.weight_gb, mu.kvcache_gb, mu.graph_total_gb))

@@ -46,7 +46,7 @@ def status_line(state: RuntimeState, now_monotonic: float) -> Text:
     t.append(f"sglang {srv.version}" if srv and srv.version else "engine —", style="bold")
     t.append(f" · {state.profile_name or '—'}")
     if srv is not None:
-        t.append(f" · {srv.spec.label()}")
+        t.append(f" · {srv.arm.short()}")
     t.append(f" · {state.phase}")
     if state.ready_at is not None:
         mins = int(now_monotonic - state.ready_at) // 60
@@ -87,14 +87,11 @@ def server_panel(state: RuntimeState, compact: bool = False) -> RenderableType:
         t.add_row("engine", f"sglang {s.version or '?'} · TP {s.tp_size or '?'}" + (f" · DP {s.dp_size}" if (s.dp_size or 1) > 1 else "")
                   + (" · metrics on" if s.enable_metrics else " · metrics OFF"))
         t.add_row("model", s.served_model_name or s.model_path or "—")
-        sp = s.spec
-        if sp.enabled:
-            if sp.family == "dflash":
-                t.add_row("drafter", f"DFLASH · block {sp.num_draft_tokens}")
-            else:
-                t.add_row("drafter", f"{sp.algorithm} · depth {sp.num_steps} · topk {sp.topk} · {sp.num_draft_tokens} draft tok")
-            if sp.draft_model_path:
-                t.add_row("draft", sp.draft_model_path)
+        arm = s.arm
+        if arm.speculative:
+            t.add_row("drafter", arm.label().split(" · KV ")[0])
+            if arm.draft_model:
+                t.add_row("draft", arm.draft_model)
         else:
             t.add_row("drafter", "none (no speculation)")
         t.add_row("KV dtype", f"{s.kv_cache_dtype or 'auto'} · mem frac {num(s.mem_fraction_static, '.3f')}")
@@ -109,14 +106,7 @@ def _server_compact(state: RuntimeState) -> RenderableType:
     s = state.server
     parts: list[RenderableType] = [badge_text(state)]
     if s is not None:
-        sp = s.spec
-        if not sp.enabled:
-            drafter = "no speculation"
-        elif sp.family == "dflash":
-            drafter = f"DFLASH · block {sp.num_draft_tokens}"
-        else:
-            drafter = f"{sp.algorithm} depth {sp.num_steps} topk {sp.topk} · {sp.num_draft_tokens} draft tok"
-        parts.append(Text(drafter, no_wrap=True, overflow="ellipsis"))
+        parts.append(Text(s.arm.compact(), no_wrap=True, overflow="ellipsis"))
         parts.append(Text(f"KV {s.kv_cache_dtype or 'auto'} · mem {num(s.mem_fraction_static, '.3f')} · "
                           f"TP {s.tp_size or '?'}" + ("" if s.enable_metrics else " · metrics OFF"),
                           style="dim", no_wrap=True, overflow="ellipsis"))
@@ -201,7 +191,7 @@ def acceptance_panel(state: RuntimeState, width: int = 24, compact: bool = False
     """`width`: the panel's inner width less 16 (the bar of a single-column table)."""
     live = state.live
     s = state.server
-    if s is not None and not s.spec.enabled:
+    if s is not None and not s.arm.speculative:
         return Text("no speculation on this server: τ = 1 by definition", style="dim")
     if live is None or not live.recent_positions:
         return Group(

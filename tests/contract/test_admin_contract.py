@@ -19,9 +19,9 @@ def test_server_info_eagle3():
     assert s.version == "0.5.23"
     assert s.max_total_num_tokens == 336000
     assert s.tp_size == 4
-    assert s.spec.enabled and s.spec.family == "eagle3" and s.spec.algorithm == "EAGLE3"
-    assert (s.spec.num_steps, s.spec.topk, s.spec.num_draft_tokens) == (6, 1, 7)
-    assert s.spec.depth == 6
+    assert s.arm.speculative and s.arm.family == "eagle3" and s.arm.algorithm == "EAGLE3"
+    assert (s.arm.steps, s.arm.topk, s.arm.draft_tokens) == (6, 1, 7)
+    assert s.arm.depth == 6
     assert s.kv_cache_dtype == "auto"
     assert s.memory.weight_gb == pytest.approx(110.781)
     assert s.memory.token_capacity == 336000
@@ -35,7 +35,7 @@ def test_server_info_eagle3():
 
 def test_server_info_nospec():
     s = info("server_info_nospec_tp4.json")
-    assert not s.spec.enabled and s.spec.family == "none" and s.spec.depth is None
+    assert not s.arm.speculative and s.arm.family == "none" and s.arm.depth is None
     assert s.max_total_num_tokens == 484000
     assert s.avg_spec_accept_length is None
 

@@ -52,7 +52,7 @@ async def test_gateway_readiness_workers_server_info_and_metrics():
         assert await a.ready()
         assert await a.workers() == ["http://w0:31000"]
         info = await a.server_info()
-        assert info.version == "0.5.23" and info.spec.num_steps == 6
+        assert info.version == "0.5.23" and info.arm.steps == 6
         m = await a.metrics()
         assert m.max_total_num_tokens == 336000 and m.spec_accept_length == pytest.approx(3.35)
 

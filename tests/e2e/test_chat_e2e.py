@@ -46,7 +46,7 @@ async def test_one_turn_through_the_sdk_has_tau_and_tok_s(twin, tmp_path):
         assert len(s.messages()) == 5  # system, 2 × (user, assistant)
         j, m = s.save(rt.session.dir)
         assert j.parent == rt.session.dir and "e2e-chat-key" not in j.read_text() + m.read_text()
-        assert json.loads(j.read_text())["server"]["spec_label"].startswith("EAGLE3 depth 6")
+        assert json.loads(j.read_text())["server"]["spec_label"].startswith("EAGLE-3 depth 6")
         await s.aclose()
         await other.aclose()
     finally:
@@ -65,7 +65,8 @@ async def test_both_arms_from_the_app_answer_side_by_side(twin, tmp_path, monkey
     each column with its own stats; then ctrl+b from a one-column chat opens the same dialog."""
     from console.ui.app import make_app
     from console.ui.screens.chat import BothArmsScreen, ChatScreen
-    from tests.ui.test_chat_screen import text_of, type_and_send, wait_for
+    from tests.ui.test_chat_screen import text_of, type_and_send
+    from tests.ui.waits import wait_until
 
     monkeypatch.setenv("SC_E2E_KEY_B", "e2e-chat-key")
     holder = {}
@@ -76,38 +77,43 @@ async def test_both_arms_from_the_app_answer_side_by_side(twin, tmp_path, monkey
 
     app = make_app(factory, auto_anchor=False)
     async with app.run_test(size=(160, 48)) as pilot:
-        await wait_for(pilot, lambda: "rt" in holder and holder["rt"].state.phase == "attached", 30)
+        await wait_until(pilot, lambda: "rt" in holder and holder["rt"].state.phase == "attached", 30,
+                         what="the runtime attached to the twin")
         await pilot.press("C")
-        await wait_for(pilot, lambda: isinstance(app.screen, BothArmsScreen))
+        await wait_until(pilot, lambda: isinstance(app.screen, BothArmsScreen))
         dlg = app.screen
         dlg.query_one("#url").value = "ftp://nowhere"
         dlg.action_submit()
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: str(dlg.query_one("#both-error").render()).strip(), what="the dialog's error line")
         assert "B server URL" in str(dlg.query_one("#both-error").render())  # one line naming the field
         dlg.query_one("#url").value = twin.url
         dlg.query_one("#api_key_env").value = "SC_E2E_KEY_B"
         dlg.query_one("#temperature").value = "0"
         dlg.action_submit()
-        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.n_columns == 2, 10)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.n_columns == 2,
+                         what="the two-column chat")
         chat = app.screen
         a, b = chat.sessions
         assert (a.temperature, b.temperature) == (0.6, 0.0) and b.model == "sim:moonshotai/Kimi-K2.6"
-        assert b.num_draft_tokens == 7 and b.spec_label.startswith("EAGLE3")
+        assert b.num_draft_tokens == 7 and b.spec_label.startswith("EAGLE-3")
         for s in (a, b):
             s.max_tokens = 48
         await type_and_send(pilot, "Say hello.")
-        await wait_for(pilot, lambda: all(s.history and not s.busy for s in (a, b)), 30)
+        await wait_until(pilot, lambda: all(s.history and not s.busy for s in (a, b)), 30, what="both answers")
         for i, s in enumerate((a, b)):
             t = s.history[-1]
             assert t.error is None and t.stats.tau is not None and t.stats.tok_s > 0, t.error
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: "tok/s" in text_of(app, "#chat-col-0") and "tok/s" in text_of(app, "#chat-col-1"),
+                       what="both columns' figures lines")
         assert "A ·" in text_of(app, "#chat-col-0") and "B ·" in text_of(app, "#chat-col-1")
         await pilot.press("escape")  # back to the dashboard; the screen closes both arms' SDK clients
-        await wait_for(pilot, lambda: a._client is None and b._client is None, 5)
+        await wait_until(pilot, lambda: a._client is None and b._client is None, what="both SDK clients closed")
         await pilot.press("c")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.n_columns == 1, 10)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.n_columns == 1,
+                         what="the one-column chat")
         await pilot.press("ctrl+b")
-        await wait_for(pilot, lambda: isinstance(app.screen, BothArmsScreen))
+        await wait_until(pilot, lambda: isinstance(app.screen, BothArmsScreen))
         await pilot.press("escape")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: not isinstance(app.screen, BothArmsScreen), what="the dialog closed")
+        assert isinstance(app.screen, ChatScreen) and app.screen.n_columns == 1
         await asyncio.wrap_future(app._io.submit(holder["rt"].stop()))

@@ -26,7 +26,7 @@ async def test_engine_killed_mid_run_is_reported_dead_with_the_signal(tmp_path):
     try:
         await rt.start()
         assert rt.state.phase == "ready"
-        assert rt.state.server.spec.num_steps == 6 and rt.state.server.simulated
+        assert rt.state.server.arm.steps == 6 and rt.state.server.simulated
         t0 = time.monotonic()  # the first telemetry tick reads /metrics (no sleep that a slow tick outlasts)
         while rt.state.metrics is None and time.monotonic() - t0 < 30:
             await asyncio.sleep(0.05)
@@ -65,7 +65,7 @@ async def test_flip_relaunches_with_new_depth_new_capacity_and_fresh_anchor(tmp_
         cap0 = rt.state.server.max_total_num_tokens
         await rt.relaunch(flips.flip_depth(rt.profile, +1).after)
         assert rt.engine.pid != first_pid
-        assert rt.state.server.spec.num_steps == 7 and rt.state.server.spec.num_draft_tokens == 8
+        assert rt.state.server.arm.steps == 7 and rt.state.server.arm.draft_tokens == 8
         assert [a.profile for a in rt.state.arms] == ["k26-eagle3-d6", "k26-eagle3-d7"]
         assert rt.state.arms[1].anchor_median_tok_s and rt.state.arms[1].anchor_n == 8
         await rt.relaunch(flips.flip_kv(rt.profile).after)

@@ -115,7 +115,7 @@ class FakeRuntime:
             inflight["tool-1#0"].tokens = 1 + int(125 * (k + 1) * min(1.0, 0.3 + k / 30))
             mon.tick(now=1000.0 + 0.25 * k, now_ns=10_300_000_000)
         st.live = mon.snapshot
-        st.arms.append(ArmRecord(profile=self.profile.name, label=st.server.spec.label(), kv_capacity_tokens=336000,
+        st.arms.append(ArmRecord(profile=self.profile.name, label=st.server.arm.label(), kv_capacity_tokens=336000,
                                  kv_cache_dtype="auto", startup_s=8.4, anchor_median_tok_s=492.5, anchor_tau=4.74,
                                  anchor_n=6))
         done = CellProgress(label="health", total=8, done=6, status="done", cell_dir="sessions/x/cell-001-health",

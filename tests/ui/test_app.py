@@ -38,7 +38,7 @@ async def test_start_posts_ready_and_dashboard_shows_live_figures():
                          what="the ready event and the dashboard's figures")
         assert app.query_one("#dashboard").display
         server = widget_text(app, "#server")
-        assert "SIMULATED" in server and "k26-eagle3-d6" in server and "EAGLE3 · depth 6 · topk 1" in server
+        assert "SIMULATED" in server and "k26-eagle3-d6" in server and "EAGLE-3 depth 6 · topk 1 · 7 draft tokens" in server
         thr = widget_text(app, "#throughput")
         assert "tok/s" in thr and "tool-1#0" in thr
         acc = widget_text(app, "#acceptance")

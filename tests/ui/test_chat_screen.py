@@ -11,12 +11,12 @@ from pathlib import Path
 import httpx
 import pytest
 from textual.app import App
-from textual.notifications import Notify
 
 from console.core.run.chat import ChatSession
 from console.ui.iothread import IoThread
 from console.ui.screens.chat import ChatColumn, ChatScreen, ChatSettingsScreen
 from tests.conftest import fixture_bytes
+from tests.ui.waits import notes, wait_until
 
 EAGLE3 = fixture_bytes("chat_stream_eagle3.sse")
 STOP = fixture_bytes("chat_stream_eagle3_stop.sse")
@@ -94,14 +94,6 @@ def text_of(app, selector: str) -> str:
     return "\n".join(ln[region.x:region.right] for ln in lines[region.y:region.bottom])
 
 
-async def wait_for(pilot, cond, timeout: float = 5.0) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if cond():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("condition not reached")
-
-
 async def type_and_send(pilot, text: str) -> None:
     """Type key by key (what a user does), then Enter."""
     for ch in text:
@@ -121,17 +113,16 @@ async def test_type_send_stream_then_stats_line(io):
     s = make_session(gate=gate, hold_after=4)  # the stream pauses after 4 chunks until the gate opens
     app = Host(s, submitter(io))
     async with app.run_test(size=(160, 48)) as pilot:
-        await pilot.pause(0.1)
-        assert isinstance(app.screen, ChatScreen)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="the chat screen")
         await type_and_send(pilot, "hi there")
         col = app.screen.query_one(ChatColumn)
-        await wait_for(pilot, lambda: "Speculative" in (col.md.source if col.md else ""))
+        await wait_until(pilot, lambda: "Speculative" in (col.md.source if col.md else ""))
         partial = col.md.source
         assert len(partial) < len(FULL)  # seen while still streaming
         assert "streaming" in text_of(app, "#chat-status")
         gate.set()
-        await wait_for(pilot, lambda: not app.screen._streaming)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: not app.screen._streaming, what="the reply over")
+        await wait_until(pilot, lambda: "τ 3.92" in text_of(app, "#chat-col-0"), what="the turn's figures line")
         shown = text_of(app, "#chat-col-0")
         assert "› hi there" in shown and "Speculative decoding speeds up" in shown
         assert "TTFT 0.02 s" in shown and "427.3 tok/s" in shown and "48 tok" in shown and "τ 3.92" in shown
@@ -145,13 +136,14 @@ async def test_stop_keeps_partial_answer_and_marks_it(io):
     s = make_session(gate=gate, hold_after=4)
     app = Host(s, submitter(io))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="the chat screen")
         await send_line(pilot, "go")
         col = app.screen.query_one(ChatColumn)
-        await wait_for(pilot, lambda: "small draft model" in (col.md.source if col.md else ""))
+        await wait_until(pilot, lambda: "small draft model" in (col.md.source if col.md else ""))
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: not app.screen._streaming)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: not app.screen._streaming, what="the reply over")
+        await wait_until(pilot, lambda: "τ — (stopped before the spec details)" in text_of(app, "#chat-col-0"),
+                         what="the stopped turn's figures line")
         turn = s.history[0]
         assert turn.stopped and turn.assistant.endswith("small draft model")
         shown = text_of(app, "#chat-col-0")
@@ -159,8 +151,7 @@ async def test_stop_keeps_partial_answer_and_marks_it(io):
         assert "small draft model" in shown
         # escape when idle goes back
         await pilot.press("escape")
-        await pilot.pause(0.1)
-        assert not isinstance(app.screen, ChatScreen)
+        await wait_until(pilot, lambda: not isinstance(app.screen, ChatScreen), what="the chat screen closed")
     gate.set()
 
 
@@ -170,11 +161,11 @@ async def test_escape_stops_a_running_reply(io):
     s = make_session(gate=gate, hold_after=4)
     app = Host(s, submitter(io))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="the chat screen")
         await send_line(pilot, "go")
-        await wait_for(pilot, lambda: s.live is not None and s.live.n_chunks >= 2)
+        await wait_until(pilot, lambda: s.live is not None and s.live.n_chunks >= 2)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.screen._streaming)
+        await wait_until(pilot, lambda: not app.screen._streaming, what="the reply over")
         assert isinstance(app.screen, ChatScreen) and s.history[0].stopped
     gate.set()
 
@@ -184,28 +175,28 @@ async def test_save_writes_into_the_session_and_notifies_the_path(io, tmp_path: 
     app = Host(s, submitter(io), tmp_path)
     messages = []
     async with app.run_test(size=(120, 40), message_hook=messages.append) as pilot:
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="the chat screen")
         await pilot.press("f2")
         assert not (tmp_path / "chat-1.json").exists()  # nothing to save yet
         await send_line(pilot, "q")
-        await wait_for(pilot, lambda: not app.screen._streaming)
+        await wait_until(pilot, lambda: not app.screen._streaming, what="the reply over")
         await pilot.press("f2")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: any("chat-1.{json,md}" in n for n in notes(messages)),
+                         what="the 'chat saved' toast")
     obj = json.loads((tmp_path / "chat-1.json").read_text())
     assert obj["turns"][0]["stats"]["histogram"] == [1, 2, 3, 2, 1, 1, 2]
     assert "sk-ui-secret" not in (tmp_path / "chat-1.json").read_text() + (tmp_path / "chat-1.md").read_text()
-    notes = [m.notification.message for m in messages if isinstance(m, Notify)]
-    assert any("chat-1.{json,md}" in n and str(tmp_path) in n for n in notes)
+    assert any("chat-1.{json,md}" in n and str(tmp_path) in n for n in notes(messages))
 
 
 async def test_401_and_server_gone_show_one_line(io):
     s = make_session(status=401)
     app = Host(s, submitter(io))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="the chat screen")
         await send_line(pilot, "hi")
-        await wait_for(pilot, lambda: not app.screen._streaming)
-        await pilot.pause(0.05)
+        await wait_until(pilot, lambda: not app.screen._streaming, what="the reply over")
+        await wait_until(pilot, lambda: text_of(app, "#chat-error").strip(), what="the error line")
         err = text_of(app, "#chat-error")
         assert err.strip().startswith("HTTP 401: Unauthorized") and "Traceback" not in err
         assert app.screen.query_one("#chat-error").region.height == 1
@@ -216,27 +207,27 @@ async def test_settings_form_and_slash_commands_change_the_next_request(io):
     s = make_session(seen=seen)
     app = Host(s, submitter(io))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="the chat screen")
         await pilot.press("ctrl+o")
-        await pilot.pause(0.1)
-        assert isinstance(app.screen, ChatSettingsScreen)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatSettingsScreen), what="the settings form")
         app.screen.query_one("#temperature").value = "hot"
         await pilot.click("#apply")
-        await pilot.pause(0.05)
+        await wait_until(pilot, lambda: str(app.screen.query_one("#settings-error").render()).strip(),
+                         what="the settings form's error line")
         assert "temperature: 'hot' is not a number" in str(app.screen.query_one("#settings-error").render())
         app.screen.query_one("#temperature").value = "0.2"
         app.screen.query_one("#system_prompt").value = "Answer in one sentence."
         app.screen.query_one("#max_tokens").focus()
         await pilot.press("enter")
-        await pilot.pause(0.1)
-        assert isinstance(app.screen, ChatScreen)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen) and "T 0.2" in text_of(app, "#chat-status"),
+                         what="the chat screen back, its status line with the new settings")
         assert (s.temperature, s.system_prompt) == (0.2, "Answer in one sentence.")
         assert "T 0.2" in text_of(app, "#chat-status") and "system: Answer" in text_of(app, "#chat-status")
         await send_line(pilot, "/max 64")
         await send_line(pilot, "/temp 9")
         assert "between 0 and 2" in text_of(app, "#chat-error")
         await send_line(pilot, "hello")
-        await wait_for(pilot, lambda: not app.screen._streaming)
+        await wait_until(pilot, lambda: not app.screen._streaming, what="the reply over")
     body = seen[0]
     assert (body["temperature"], body["max_tokens"]) == (0.2, 64)
     assert body["messages"][0] == {"role": "system", "content": "Answer in one sentence."}
@@ -246,25 +237,26 @@ async def test_clear_empties_transcript_and_history(io):
     s = make_session()
     app = Host(s, submitter(io))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="the chat screen")
         await send_line(pilot, "one")
-        await wait_for(pilot, lambda: not app.screen._streaming)
+        await wait_until(pilot, lambda: not app.screen._streaming, what="the reply over")
         await pilot.press("ctrl+l")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: not app.screen.query_one(ChatColumn).transcript.children,
+                         what="the transcript emptied")
         assert s.history == []
-        assert not app.screen.query_one(ChatColumn).transcript.children
 
 
 async def test_both_arms_side_by_side(io):
     a, b = make_session(label="k26-eagle3-d6"), make_session(STOP, label="k26-eagle3-d7")
     app = Host([a, b], submitter(io))
     async with app.run_test(size=(160, 48)) as pilot:
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="the chat screen")
         cols = app.screen.query(ChatColumn)
         assert len(cols) == 2
         await send_line(pilot, "same")
-        await wait_for(pilot, lambda: not app.screen._streaming)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: not app.screen._streaming, what="the reply over")
+        await wait_until(pilot, lambda: "τ 3.92" in text_of(app, "#chat-col-0") and "34 tok" in text_of(app, "#chat-col-1"),
+                         what="both columns' figures lines")
         left, right = text_of(app, "#chat-col-0"), text_of(app, "#chat-col-1")
         assert "A · T 0.6 · k26-eagle3-d6" in left and "B · T 0.6 · k26-eagle3-d7" in right
         assert "τ 3.92" in left and "48 tok" in left
@@ -278,20 +270,27 @@ async def test_in_the_console_app_through_its_submit_with_no_server_reachable():
     from tests.ui.test_app import app_with_fake
     app, holder = app_with_fake()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: holder and app.runtime is holder[0] and "READY" in text_of(app, "#server"),
+                         what="the dashboard over the fake runtime")
         holder[0].state.base_url = f"http://127.0.0.1:{free_port()}"
         app.push_screen(ChatScreen.for_runtime(app.runtime, app.submit))
-        await pilot.pause(0.2)
-        assert "sim:moonshotai/Kimi-K2.6" in text_of(app, "#chat-status")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen)
+                         and "sim:moonshotai/Kimi-K2.6" in text_of(app, "#chat-status"), what="the chat's status line")
         await send_line(pilot, "hi")
-        await wait_for(pilot, lambda: not app.screen._streaming)
-        await pilot.pause(0.05)
+        await wait_until(pilot, lambda: not app.screen._streaming, what="the reply over")
+        await wait_until(pilot, lambda: text_of(app, "#chat-error").strip(), what="the error line")
         assert text_of(app, "#chat-error").strip().startswith("server unreachable")
         first = app.screen.sessions[0]
+        ticks = []
+        real_refresh = app._refresh_state
+        app._refresh_state = lambda: (ticks.append(1), real_refresh())[1]
         await pilot.press("escape")
-        await pilot.pause(0.3)  # the dashboard keeps refreshing underneath
+        await wait_until(pilot, lambda: not isinstance(app.screen, ChatScreen), what="the dashboard back")
+        back = len(ticks)
+        await wait_until(pilot, lambda: len(ticks) >= back + 2, what="the dashboard refreshing (two ticks)")
         app.push_screen(ChatScreen.for_runtime(app.runtime, app.submit))
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen) and "› hi" in text_of(app, "#chat-col-0"),
+                         what="the chat screen again, its transcript")
         assert app.screen.sessions[0] is first and "› hi" in text_of(app, "#chat-col-0")  # same arm: resumed
 
 
@@ -315,7 +314,11 @@ def no_submit(what, coro):
 
 
 async def settle(pilot) -> None:
-    await pilot.pause(0.3)
+    """Every column shows its last turn's figures line (the transcript is mounted and laid out at its end)."""
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChatScreen) and all(
+        "tok/s" in text_of(pilot.app, f"#chat-col-{i}") for i in range(pilot.app.screen.n_columns)),
+        what="every column's last figures line")
+    await pilot.pause()
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
@@ -340,15 +343,20 @@ async def test_a_long_fast_answer_keeps_the_view_at_its_figures_line(io):
     s = make_session(long + b"\n\n" + tail, delay=0.0005)
     app = Host(s, submitter(io))
     async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="the chat screen")
         await type_and_send(pilot, "go")
-        await wait_for(pilot, lambda: s.history and not s.busy, 20)
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: s.history and not s.busy, 30, what="the long answer finished")
         col = app.screen.query_one(ChatColumn)
+        await wait_until(pilot, lambda: "TTFT" in text_of(app, "ChatColumn"), what="the figures line on screen")
         assert col.transcript.max_scroll_y > 20  # the answer is much taller than the view
         assert "tok/s" in text_of(app, "ChatColumn") and "TTFT" in text_of(app, "ChatColumn")
         col.transcript.scroll_home(animate=False)  # the reader scrolls up to read the start
         col.transcript.release_anchor()
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: col.transcript.scroll_y == 0, what="the view at the answer's start")
+        height = col.transcript.virtual_size.height
+        col.pending.append("one more line, after the reader scrolled up.\n\n")  # a new chunk arrives
         await col.flush("live")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: col.transcript.virtual_size.height > height,
+                         what="the transcript laid out with the new chunk")
+        await pilot.pause()
         assert col.transcript.scroll_y < col.transcript.max_scroll_y - 5

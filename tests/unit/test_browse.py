@@ -129,7 +129,7 @@ def test_list_sessions_newest_first_with_cells_pair_and_torn_entries(tmp_path):
     assert (a1.n, a1.n_ok, a1.n_included, a1.complete, a1.figures_from) == (8, 8, 8, True, "summary")
     assert a1.median_tok_s == pytest.approx(stats.interp_median(A_SPEEDS), rel=1e-9)
     assert a1.tau == pytest.approx(stats.histogram_tau(stats.pool_histograms(HISTS6 * 2)))
-    assert (a1.spec, b1.spec, a1.prompt_set, a1.prompt_sha256) == ("EAGLE3 d6", "EAGLE3 d7", "tool", SHA["tool"])
+    assert (a1.spec, b1.spec, a1.prompt_set, a1.prompt_sha256) == ("EAGLE-3 d6", "EAGLE-3 d7", "tool", SHA["tool"])
     assert math.prompt_sha256 == SHA["math"] and math.problem is None
     assert new.pair is not None and new.pair.problem is None and new.pair.has_report
     assert new.pair.legs == [("A1", p["a1"].name), ("B1", p["b1"].name)]

@@ -322,7 +322,7 @@ def test_a_chat_on_the_runtimes_server_takes_url_key_model_and_spec(monkeypatch)
     s = ChatSession.on_server(target, temperature=0.2)
     assert s.base_url == "http://127.0.0.1:30000" and s._api_key == "k"
     assert s.model == "sim:moonshotai/Kimi-K2.6" and s.num_draft_tokens == 7 and s.simulated
-    assert s.spec_label == rt.state.server.spec.label() and s.temperature == 0.2
+    assert s.spec_label == rt.state.server.arm.label() and s.temperature == 0.2
     rt.state.phase = "launching"
     with pytest.raises(ChatUnavailable, match="no server to chat with yet"):
         rt.chat_target()

@@ -27,44 +27,6 @@ class MemoryUsage:
 
 
 @dataclass
-class SpecConfig:
-    """The speculative configuration actually in force (resolved by the server)."""
-
-    algorithm: str | None
-    num_steps: int | None
-    topk: int | None
-    num_draft_tokens: int | None
-    draft_model_path: str | None
-
-    @property
-    def enabled(self) -> bool:
-        return bool(self.algorithm) and self.algorithm.upper() != "NONE"
-
-    @property
-    def family(self) -> str:
-        """console family name: none | eagle3 | eagle | dflash | ngram | standalone | <other lower-case>."""
-        if not self.enabled:
-            return "none"
-        return self.algorithm.lower()
-
-    @property
-    def depth(self) -> int | None:
-        """Draft depth as operators say it: steps for autoregressive drafters, block size for DFLASH."""
-        if not self.enabled:
-            return None
-        if self.family == "dflash":
-            return self.num_draft_tokens
-        return self.num_steps
-
-    def label(self) -> str:
-        if not self.enabled:
-            return "no speculation"
-        if self.family == "dflash":
-            return f"DFLASH block {self.num_draft_tokens}"
-        return f"{self.algorithm} depth {self.num_steps} topk {self.topk} ({self.num_draft_tokens} draft tokens)"
-
-
-@dataclass
 class ServerInfo:
     raw: dict[str, Any]
     version: str | None
@@ -77,7 +39,6 @@ class ServerInfo:
     max_total_num_tokens: int | None
     max_running_requests: int | None
     context_length: int | None
-    spec: SpecConfig
     memory: MemoryUsage | None
     last_gen_throughput: float | None
     avg_spec_accept_length: float | None
@@ -111,13 +72,6 @@ class ServerInfo:
                 token_capacity=_i(mu.get("token_capacity")),
                 graph_gb={k: float(v) for k, v in graph.items() if isinstance(v, (int, float))},
             )
-        spec = SpecConfig(
-            algorithm=d.get("speculative_algorithm"),
-            num_steps=_i(d.get("speculative_num_steps")),
-            topk=_i(d.get("speculative_eagle_topk")),
-            num_draft_tokens=_i(d.get("speculative_num_draft_tokens")),
-            draft_model_path=d.get("speculative_draft_model_path"),
-        )
         cap = _i(d.get("max_total_num_tokens"))
         if cap is None and memory is not None:
             cap = memory.token_capacity
@@ -134,7 +88,6 @@ class ServerInfo:
             max_total_num_tokens=cap,
             max_running_requests=_i(d.get("max_running_requests")),
             context_length=_i(d.get("context_length")),
-            spec=spec,
             memory=memory,
             last_gen_throughput=_f(st0.get("last_gen_throughput")),
             avg_spec_accept_length=_f(st0.get("avg_spec_accept_length")),

@@ -223,19 +223,17 @@ def profile_from_server_info(info, url: str, name: str | None = None) -> "Profil
     """The arm a running server is serving, read back from its resolved `/server_info` (attach)."""
     import httpx
     u = httpx.URL(url if "://" in url else "http://" + url)
-    sp = info.spec
-    fam = "none"
-    if sp.enabled:
-        fam = {"EAGLE3": "eagle3", "EAGLE": "eagle", "NEXTN": "eagle", "DFLASH": "dflash", "NGRAM": "ngram",
-               "STANDALONE": "standalone"}.get(str(sp.algorithm).upper(), "none")
+    arm = info.arm
+    fam = {"nextn": "eagle"}.get(arm.family, arm.family)
+    if fam not in FAMILIES:
+        fam = "none"
     model = (info.model_path or "").removeprefix("sim:")
     if fam == "none":
         dr = Drafter()
     elif fam == "dflash":
-        dr = Drafter(family=fam, model=sp.draft_model_path, draft_tokens=sp.num_draft_tokens)
+        dr = Drafter(family=fam, model=arm.draft_model, draft_tokens=arm.draft_tokens)
     else:
-        dr = Drafter(family=fam, model=sp.draft_model_path, steps=sp.num_steps, topk=sp.topk,
-                     draft_tokens=sp.num_draft_tokens)
+        dr = Drafter(family=fam, model=arm.draft_model, steps=arm.steps, topk=arm.topk, draft_tokens=arm.draft_tokens)
     return Profile(name=name or f"attached-{u.host}-{u.port or 80}", path=None,
                    description=f"derived from {url}/server_info (sglang {info.version})", engine_python="python3",
                    model_path=model or "?", tp=info.tp_size or 1, dp=info.dp_size or 1,

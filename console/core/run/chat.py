@@ -637,10 +637,10 @@ class ChatSession:
 
 def _server_kw(info: Any, kw: dict[str, Any]) -> dict[str, Any]:
     """ChatSession keyword defaults from a ServerInfo (None: nothing known)."""
-    spec = info.spec if info is not None else None
+    arm = info.arm if info is not None else None
     kw.setdefault("model", info.model_name() if info is not None else "default")
-    kw.setdefault("spec_label", spec.label() if spec is not None else None)
-    kw.setdefault("num_draft_tokens", spec.num_draft_tokens if spec is not None and spec.enabled else None)
+    kw.setdefault("spec_label", arm.label() if arm is not None else None)
+    kw.setdefault("num_draft_tokens", arm.draft_tokens if arm is not None and arm.speculative else None)
     kw.setdefault("engine_version", info.version if info is not None else None)
     return kw
 

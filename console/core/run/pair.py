@@ -108,8 +108,8 @@ async def _run_legs(rt: Runtime, spec: PairSpec, say) -> tuple[list[Leg], dict |
         legs.append(Leg(arm=arm, index=count[arm], profile=prof.name, cell_dir=cell.cell_dir or "",
                         anchor_cell_dir=anchor_dir, anchor_median_tok_s=a_rec.anchor_median_tok_s,
                         anchor_pct=a_rec.anchor_pct, kv_capacity_tokens=info.max_total_num_tokens if info else None,
-                        num_draft_tokens=info.spec.num_draft_tokens if info and info.spec.enabled else None,
-                        spec_label=info.spec.label() if info else None))
+                        num_draft_tokens=info.arm.draft_tokens if info and info.arm.speculative else None,
+                        spec_label=info.arm.label() if info else None))
     return legs, fc_doc
 
 
@@ -179,8 +179,8 @@ async def _run_interleaved(rt: Runtime, spec: PairSpec, say) -> list[Leg]:
         legs.append(Leg(arm=arm, index=1, profile=(spec.a if arm == "A" else spec.b).name, cell_dir=str(w.dir),
                         anchor_median_tok_s=arm_rec.anchor_median_tok_s, anchor_pct=arm_rec.anchor_pct,
                         kv_capacity_tokens=info.max_total_num_tokens if info else None,
-                        num_draft_tokens=info.spec.num_draft_tokens if info and info.spec.enabled else None,
-                        spec_label=info.spec.label() if info else None))
+                        num_draft_tokens=info.arm.draft_tokens if info and info.arm.speculative else None,
+                        spec_label=info.arm.label() if info else None))
     return legs
 
 

@@ -10,8 +10,8 @@ from console.core.engine.server_info import ServerInfo
 def _spec_dict(info: ServerInfo | None) -> dict[str, Any] | None:
     if info is None:
         return None
-    return {"algorithm": info.spec.algorithm, "num_steps": info.spec.num_steps, "topk": info.spec.topk,
-            "num_draft_tokens": info.spec.num_draft_tokens, "draft_model_path": info.spec.draft_model_path}
+    return {"algorithm": info.arm.algorithm, "num_steps": info.arm.steps, "topk": info.arm.topk,
+            "num_draft_tokens": info.arm.draft_tokens, "draft_model_path": info.arm.draft_model}
 
 
 class ResumeError(ValueError):

@@ -228,7 +228,7 @@ class Runtime:
         if self.state.startup is not None and self.state.startup_elapsed_s:
             launch_history(self.sessions_root).record(prof, self.state.startup_elapsed_s, self.state.startup)
         self.session.update_meta(engine_version=info.version)
-        self.state.arms.append(ArmRecord(profile=prof.name, label=info.spec.label(),
+        self.state.arms.append(ArmRecord(profile=prof.name, label=info.arm.label(),
                                          kv_capacity_tokens=info.max_total_num_tokens,
                                          kv_cache_dtype=info.kv_cache_dtype, startup_s=self.state.startup_elapsed_s))
         self._emit(Ready(info, self.state.startup_elapsed_s))
@@ -249,7 +249,7 @@ class Runtime:
             self.stream.time_scale = scale
         self.monitor.time_scale = scale
 
-    def chat_target(self) -> "ChatTarget":
+    def chat_target(self):
         """Where a chat with the served model goes: URL, key, server info (ChatUnavailable while none is up)."""
         from console.core.run.chat import ChatTarget, ChatUnavailable
         st = self.state
@@ -275,7 +275,7 @@ class Runtime:
     def _have_server(self, info: ServerInfo) -> None:
         self.state.server = info
         self.state.simulated = self.state.simulated or info.simulated
-        self.monitor.num_draft_tokens = info.spec.num_draft_tokens if info.spec.enabled else None
+        self.monitor.num_draft_tokens = info.arm.draft_tokens if info.arm.speculative else None
 
     # --- telemetry ---------------------------------------------------------------------------
 
@@ -364,6 +364,7 @@ class Runtime:
             "server_args": {k: v for k, v in (info.raw if info else {}).items() if k != "internal_states"},
             "engine_version": info.version if info else None,
             "speculative": _spec_dict(info),
+            "arm": info.arm.to_json() if info is not None else None,
             "kv_capacity_tokens": info.max_total_num_tokens if info else None,
             "kv_cache_dtype": info.kv_cache_dtype if info else None,
             "prompt_set": {"name": pset.name, "sha256": pset.sha256, "count": len(pset), "window": pset.window},
@@ -428,7 +429,7 @@ class Runtime:
         try:
             result = await run_cell(
                 self.stream, self.admin, pset, proto, writer=writer, model=info.model_name() if info else "default",
-                num_draft_tokens=info.spec.num_draft_tokens if info and info.spec.enabled else None,
+                num_draft_tokens=info.arm.draft_tokens if info and info.arm.speculative else None,
                 observer=Obs(), should_stop=lambda: self._stop_cell, done_rows=done_rows,
                 engine_alive=self._engines_alive if self.engine is not None else None,
             )

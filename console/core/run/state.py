@@ -38,6 +38,7 @@ class ArmRecord:
 
     profile: str
     label: str
+    """The arm in words (`Arm.label()` of what /server_info says it runs)."""
     kv_capacity_tokens: int | None
     kv_cache_dtype: str | None
     startup_s: float | None = None

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
+from console.core.arm import Arm
 from console.core.measure import stats
 from console.core.measure.forecast import Forecast, VerifyTax, choose_verify_tax, fit_verify_tax, forecast, given_tax
 from console.core.measure.pairs import Interval, PairStats, pair_stats, verdict
@@ -158,17 +159,24 @@ def _read(path: Path) -> tuple[Any, str | None]:
         return None, f"{path.name} unreadable ({type(e).__name__}: torn write?)"
 
 
+def arm_of(manifest: dict[str, Any] | None) -> Arm:
+    """The arm a cell ran on: its manifest's `arm` (since the typed arm), else read from its `speculative` record
+    and `kv_cache_dtype` (older cells)."""
+    m = manifest if isinstance(manifest, dict) else {}
+    if isinstance(m.get("arm"), dict):
+        return Arm.from_json(m["arm"])
+    spec = m.get("speculative") if isinstance(m.get("speculative"), dict) else {}
+    return Arm.from_server_info({"speculative_algorithm": spec.get("algorithm"),
+                                 "speculative_num_steps": spec.get("num_steps"),
+                                 "speculative_eagle_topk": spec.get("topk"),
+                                 "speculative_num_draft_tokens": spec.get("num_draft_tokens"),
+                                 "speculative_draft_model_path": spec.get("draft_model_path"),
+                                 "kv_cache_dtype": m.get("kv_cache_dtype") or "auto"})
+
+
 def spec_label(spec: dict[str, Any] | None) -> str:
-    if not isinstance(spec, dict):
-        return "no spec"
-    algo = str(spec.get("algorithm") or "").upper()
-    if not algo or algo == "NONE":
-        return "no spec"
-    if algo == "DFLASH":
-        return f"DFLASH b{spec.get('num_draft_tokens')}"
-    s = f"{algo} d{spec.get('num_steps')}"
-    topk = spec.get("topk")
-    return s + (f" k{topk}" if topk not in (None, 1) else "")
+    """The short arm label of a manifest's `speculative` record (as the browser lists cells)."""
+    return arm_of({"speculative": spec}).short()
 
 
 def _spec_on(spec: Any) -> bool:
@@ -201,7 +209,7 @@ def read_cell(cell_dir: Path) -> CellEntry:
         e.problem = problem or "manifest.json is not an object"
     e.label = str(m.get("label") or cell_dir.name)
     e.profile = m.get("profile")
-    e.spec = spec_label(m.get("speculative")) if m else "—"
+    e.spec = arm_of(m).short() if m else "—"
     ps = m.get("prompt_set") if isinstance(m.get("prompt_set"), dict) else {}
     e.prompt_set, e.prompt_sha256 = ps.get("name"), ps.get("sha256")
     e.protocol = m.get("protocol") if isinstance(m.get("protocol"), dict) else None
