@@ -32,8 +32,8 @@ DEFINITIONS: tuple[Definition, ...] = (
                "client clock; the first content chunk carries the prefill token; on a twin at time scale ×S, "
                "client seconds × S (every duration; rates ÷ S): figures are the modelled node's"),
     Definition("tok/s (per request)", "(completion_tokens − tokens in first content chunk) / (t_last − t_first)", "tok/s",
-               "streaming output speed, the statistic of the public speculative-decoding leaderboard (per-request "
-               "output tok/s, median over a cell); completion_tokens as the server reports it"),
+               "streaming output speed: the per-request statistic of the public speculative-decoding leaderboard that "
+               "the seed report BRL-2026-11 publishes (median over a cell); completion_tokens as the server reports it"),
     Definition("E2E", "t(stream end) − t(request sent)", "s"),
     Definition("TPOT", "(E2E − TTFT) / (completion_tokens − 1)", "ms/token"),
     Definition("cell median", "numpy.percentile(tok/s of included requests, 50), linear interpolation", "tok/s",
