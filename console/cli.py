@@ -1,4 +1,4 @@
-"""`serving-console` command line (DESIGN §9). The TUI and every headless command share one core.
+"""`serving-console` command line (docs/architecture.md#the-cli). The TUI and every headless command share one core.
 
 Exit codes (console/core/exits.py; the TUI exits with the same codes):
     0   success

@@ -4,7 +4,7 @@ The `health` set is the anchor: eight short prompts, two per traffic domain, wit
 every arm right after launch. Its text is fixed here, so a rebuild produces the same bytes and
 `SHA256SUMS` only changes when this file does.
 
-The workload sets, 16 prompts each, one per traffic domain of the leaderboard (DOMAIN brief §1):
+The workload sets, 16 prompts each, one per traffic domain of the leaderboard (docs/reference-deployment.md §1):
 
 | set | prompts | o200k tokens | header window | built from |
 |---|---|---|---|---|

@@ -15,7 +15,7 @@ from console.core.workload.prompts import PromptSetError, messages_tokens
 Messages = list[dict[str, str]]
 
 LONG_WINDOW = (9900, 10400)
-"""The cell window a long set's header carries (DESIGN §5)."""
+"""The cell window a long set's header carries (docs/measurement.md#cells-anchors-pairs)."""
 LONG_FIT = (10050, 10250)
 """Where a long prompt's o200k count must land: inside the cell window with margin for the served model's own
 tokenizer and chat template."""

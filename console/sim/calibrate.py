@@ -3,7 +3,7 @@
 `run_cell` plays a cell -- n requests of `prompt_tokens` in / `max_tokens` out on one domain, `concurrency` at a
 time -- through `Engine.plan/commit` back to back, and returns the per-request statistics the console computes:
 output speed (completion tokens - tokens of the first chunk) / (t_last - t_first), TTFT, accepted length tau.
-`python -m console.sim.calibrate` prints model-vs-report for the figures of domain.md section 3.
+`python -m console.sim.calibrate` prints model-vs-report for the figures of docs/reference-deployment.md §3.
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def session_legs(arm: str, domain: str, order: str = "ABA", *, repeat: int = 0, 
     return out
 
 
-#: (arm, domain, prompt tokens, report value, what) -- domain.md section 3.
+#: (arm, domain, prompt tokens, report value, what) -- docs/reference-deployment.md §3.
 REPORT_CELLS = [
     ("nospec", "tool", 10_000, 150.9, "tok/s no-spec 10k/2048"),
     ("eagle3-d6", "tool", 10_000, 487.2, "tok/s EAGLE-3 d6 tool 10k (re-runs 474-512)"),

@@ -138,7 +138,7 @@ class ConsoleApp(App[int]):
         self._io = io
         self._start_runtime = start_runtime
         self.auto_anchor = auto_anchor
-        """Run the anchor cell once the first launched arm is ready (DESIGN §5: every arm is anchored)."""
+        """Run the anchor cell once the first launched arm is ready (docs/measurement.md#cells-anchors-pairs: every arm is anchored)."""
         self._clock = clock
         self.runtime: Runtime | None = None
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -1,4 +1,4 @@
-"""The twin against the report (domain.md section 3 and BRL-2026-11's load cells), every calibrated cell printed
+"""The twin against the report (docs/reference-deployment.md §3 and BRL-2026-11's load cells), every calibrated cell printed
 model vs report (run with -s): single-stream tok/s within +-8%, load cells in the report's order and within
 x1.25 (calibrate.LOAD_FACTOR), batch-1 TTFT (the DFlash first-token tax several times EAGLE-3's), KV capacity."""
 

@@ -1,4 +1,4 @@
-"""Boundaries DESIGN §1 fixes: core never imports Textual; the UI never parses HTTP or logs."""
+"""Boundaries docs/architecture.md#layers fixes: core never imports Textual; the UI never parses HTTP or logs."""
 
 import ast
 from pathlib import Path

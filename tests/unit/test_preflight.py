@@ -1,4 +1,4 @@
-"""Preflight checks on fakes: a bound socket, a GpuSnapshot with a stale 55 GB process (domain.md §4), paths, logs."""
+"""Preflight checks on fakes: a bound socket, a GpuSnapshot with a stale 55 GB process (docs/reference-deployment.md §4), paths, logs."""
 
 from __future__ import annotations
 

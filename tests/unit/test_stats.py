@@ -1,4 +1,4 @@
-"""Every DESIGN §4 definition on hand-computed values."""
+"""Every docs/measurement.md definition on hand-computed values."""
 
 import math
 

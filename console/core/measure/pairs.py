@@ -1,4 +1,4 @@
-"""Same-session A/B pairs (DESIGN §5): the statistics operators can defend.
+"""Same-session A/B pairs (docs/measurement.md#cells-anchors-pairs): the statistics operators can defend.
 
 Arms A and B run on the same node in one session, with the same pinned prompts and protocol, in an order
 such as A B A (the repeat of A measures drift). Each leg is one cell; each arm is anchored.

@@ -1,4 +1,4 @@
-"""Every measured quantity of the console, defined once (DESIGN §4).
+"""Every measured quantity of the console, defined once (docs/measurement.md).
 
 The functions here are the only place a figure is computed; the TUI, the headless CLI and
 `serving-console report` all call them, and `DEFINITIONS` is what the help screen prints. Units are in

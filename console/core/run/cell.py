@@ -1,4 +1,4 @@
-"""Cells (DESIGN §5): one server configuration × one prompt set × one protocol.
+"""Cells (docs/measurement.md#cells-anchors-pairs): one server configuration × one prompt set × one protocol.
 
 A cell sends warm-up requests (not recorded), flushes the server's cache (retrying while busy; this also
 resets SGLang's lifetime speculative counters), then n requests at a fixed concurrency. Every finished

@@ -1,4 +1,4 @@
-"""Chat with the served model through the official `openai` SDK (DESIGN §2: the client users already trust).
+"""Chat with the served model through the official `openai` SDK (docs/architecture.md: the client users already trust).
 
 `ChatSession` holds one conversation with one server: system prompt, multi-turn history, temperature and max
 tokens. `stream_turn` sends the history plus a new user message with SGLang's extensions in `extra_body`

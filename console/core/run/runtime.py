@@ -502,7 +502,7 @@ class Runtime:
         return None
 
     async def run_anchor(self, proto: CellProtocol | None = None) -> CellResult:
-        """The anchor: the short pinned health cell, run on every arm right after launch (DESIGN §5); its
+        """The anchor: the short pinned health cell, run on every arm right after launch (docs/measurement.md#cells-anchors-pairs); its
         median lands on the arm record, as % of the profile's reference when one is set."""
         from console.core.run.cell import ANCHOR_PROTOCOL
         p = proto or ANCHOR_PROTOCOL

@@ -1,4 +1,4 @@
-"""Browsing recorded sessions (DESIGN §7): what is on disk, newest first, and comparisons between cells.
+"""Browsing recorded sessions (docs/architecture.md#sessions-on-disk): what is on disk, newest first, and comparisons between cells.
 
     list_sessions(root)        every session under `root`, newest first, with its cells (label, n, median tok/s,
                                τ, prompt set + SHA-256, complete) and its pairs' verdicts (pair.json, pair-2.json …);

@@ -1,4 +1,4 @@
-"""Durable session store (DESIGN §7).
+"""Durable session store (docs/architecture.md#sessions-on-disk).
 
     sessions/<UTC timestamp>-<slug>/
         session.json                 schema version, node fingerprint, console version, started

@@ -110,7 +110,7 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-# Input-token windows by set name (DESIGN §5: cells accept 9,900–10,400 input tokens for the 10k sets).
+# Input-token windows by set name (docs/measurement.md#cells-anchors-pairs: cells accept 9,900–10,400 input tokens for the 10k sets).
 WINDOWS: dict[str, tuple[int, int]] = {}
 
 

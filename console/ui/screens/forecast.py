@@ -1,4 +1,4 @@
-"""Forecast: price other draft depths from one measured cell (DESIGN §4), before running them.
+"""Forecast: price other draft depths from one measured cell (docs/measurement.md), before running them.
 
 A table of depths (EAGLE-like: steps 3–8; DFLASH: blocks 4/8/16/32) with τ(k), step(k), tok/s(k), the change
 against the measured cell and how many acceptance positions had to be extrapolated; the verify tax and where it
