@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -15,19 +14,7 @@ from console.core.run.monitor import LiveMonitor
 from console.core.run.state import ArmRecord
 from console.ui import render
 from tests.ui.test_app import app_with_fake, widget_text
-
-
-def screen_text(app) -> str:
-    return "\n".join(s.text for s in app.screen._compositor.render_strips())
-
-
-async def until(pilot, cond, timeout: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("condition not met in time; screen:\n" + screen_text(pilot.app))
-        await pilot.pause(0.05)
+from tests.ui.waits import screen_text, wait_until
 
 
 def plain(renderable, width: int = 160) -> str:
@@ -68,7 +55,7 @@ async def test_arms_strip_labels_anchor_figures_and_stays_on_one_line_with_seven
     async with app.run_test(size=(160, 48)) as pilot:
         seven_arms(holder[0])
         app.refresh_state()
-        await until(pilot, lambda: "earlier" in widget_text(app, "#arms"))
+        await wait_until(pilot, lambda: "earlier" in widget_text(app, "#arms"))
         arms = widget_text(app, "#arms")
         assert app.query_one("#arms").region.height == 1 and "\n" not in arms.strip("\n")
         assert "k26-dflash-b16 [anchor pending" in arms                           # the current arm, whole
@@ -91,7 +78,7 @@ async def test_flip_diff_never_prints_none():
     app, _ = app_with_fake()
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("f")  # EAGLE-3 → DFLASH: no draft steps, no topk after
-        await until(pilot, lambda: isinstance(app.screen, FlipScreen))
+        await wait_until(pilot, lambda: isinstance(app.screen, FlipScreen))
         body = widget_text(app, "FlipScreen Vertical")
         assert "None" not in body
         assert re.search(r"drafter\.steps\s+6\s+— \(unset\)", body) and re.search(r"drafter\.topk\s+1\s+— \(unset\)", body)
@@ -126,7 +113,7 @@ async def test_forecast_lists_no_empty_extrapolated_rows_and_names_the_extrapola
     d = dflash_cell(Path("sessions"))
     app = Host(lambda: ForecastScreen(d))
     async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: computed(app))
+        await wait_until(pilot, lambda: computed(app))
         text = screen_text(app)
     assert "0.00  extrapolated" not in text and "p32" not in text      # block 32 verifies 31 positions
     assert re.search(r"^\s+32 .* p16–p31\s*$", text, flags=re.M)       # the positions, not a bare '16'
@@ -138,16 +125,24 @@ async def test_forecast_lists_no_empty_extrapolated_rows_and_names_the_extrapola
 async def test_toasts_sit_above_the_status_bar_and_cell_border_and_break_paths_at_slashes():
     app, _ = app_with_fake()
     path = "sessions/20261201T084553Z-k26-eagle3-d6/cell-002-health-n8-m128-c1"
+    names = ("20261201T084553Z-k26-eagle3-d6/", "cell-002-health-n8-m128-c1")
+
+    def placed() -> bool:
+        bottom = app.screen.query_one(Toast).region.bottom
+        return (bottom <= app.query_one("#cell").region.bottom - 1 and bottom < app.query_one("#statusbar").region.y
+                and all(n in widget_text(app, "Toast") for n in names))
+
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: "median 492.5" in widget_text(app, "#cell"), what="the dashboard laid out")
         app.notify(f"cell health-n8-m128-c1: median 274.0 tok/s (n=8); rows in {path}", timeout=30)
-        await until(pilot, lambda: bool(app.screen.query(Toast)) and app.screen.query_one(Toast).region.height > 0)
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: bool(app.screen.query(Toast)) and app.screen.query_one(Toast).region.height > 0,
+                         what="the toast on screen")
+        await wait_until(pilot, placed, what="the toast above the cell's border and the status bar, names whole")
         toast = app.screen.query_one(Toast)
         assert toast.region.bottom <= app.query_one("#cell").region.bottom - 1   # above the cell's bottom border
         assert toast.region.bottom < app.query_one("#statusbar").region.y
         shown = widget_text(app, "Toast")
-        for name in ("20261201T084553Z-k26-eagle3-d6/", "cell-002-health-n8-m128-c1"):
+        for name in names:
             assert name in shown, shown                                           # names whole, broken after '/'
 
 
@@ -187,12 +182,12 @@ async def test_log_view_hides_access_lines_by_default_and_a_shows_them():
         holder_rt = holder[0]
         holder_rt.engine = FakeEngine(LOG)
         await pilot.press("l")
-        await until(pilot, lambda: isinstance(app.screen, LogScreen) and "Decode batch" in widget_text(app, "#log"))
+        await wait_until(pilot, lambda: isinstance(app.screen, LogScreen) and "Decode batch" in widget_text(app, "#log"))
         log = widget_text(app, "#log")
         assert "GET /metrics" not in log and "Started server process" in log and "401 Unauthorized" in log
         assert "3 HTTP access line(s) hidden (a shows them)" in widget_text(app, "#log-title")
         await pilot.press("a")
-        await until(pilot, lambda: "GET /metrics" in widget_text(app, "#log"))
+        await wait_until(pilot, lambda: "GET /metrics" in widget_text(app, "#log"))
         assert "all lines" in widget_text(app, "#log-title")
 
 
@@ -204,8 +199,8 @@ async def test_run_cell_form_shows_ctrl_r_and_each_sets_input_length():
     app, _ = app_with_fake()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, RunCellScreen)
-                    and "ctrl+r runs" in widget_text(app, "RunCellScreen Vertical"))
+        await wait_until(pilot, lambda: isinstance(app.screen, RunCellScreen)
+                         and "ctrl+r runs" in widget_text(app, "RunCellScreen Vertical"))
         form = widget_text(app, "RunCellScreen Vertical")
         assert "ctrl+r runs" in form and "health  8 × ≈51 tokens in" in form
         assert "^r run" in screen_text(app).splitlines()[-1]
@@ -233,11 +228,11 @@ async def test_both_arms_at_80_columns_show_b_temperature_and_the_whole_validati
     b.temperature = 0.9
     app = Host([a, b], no_submit)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, ChatScreen) and "B · " in widget_text(app, "#chat-col-1"))
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen) and "B · " in widget_text(app, "#chat-col-1"))
         assert "B · T 0.9" in widget_text(app, "#chat-col-1") and "A · T 0.6" in widget_text(app, "#chat-col-0")
         app.push_screen(BothArmsScreen("EAGLE3 depth 6 topk 1 (7 draft tokens)", 0.6))
-        await until(pilot, lambda: isinstance(app.screen, BothArmsScreen))
+        await wait_until(pilot, lambda: isinstance(app.screen, BothArmsScreen))
         await pilot.press("enter")  # blank form: B would be A
-        await until(pilot, lambda: "give B a" in widget_text(app, "#both-error"))
+        await wait_until(pilot, lambda: "give B a" in widget_text(app, "#both-error"))
         err = " ".join(widget_text(app, "#both-error").split())
         assert "give B a server URL or another temperature" in err
