@@ -4,29 +4,20 @@ the rendered screen, as a person would."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 from console.ui.screens.help import HelpScreen
 from tests.ui.test_app import app_with_fake, widget_text
-
-
-def screen_text(app) -> str:
-    return "\n".join(s.text for s in app.screen._compositor.render_strips())
+from tests.ui.waits import screen_text, wait_until
 
 
 def last_line(app) -> str:
     return screen_text(app).splitlines()[-1]
 
 
-async def settled(pilot, cond, timeout: float = 5.0) -> None:
+async def settled(pilot, cond, what: str = "the screen to settle") -> None:
     """Wait until `cond()` holds (panels fit themselves after a layout, so this waits on what is shown)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("condition not met in time; screen:\n" + screen_text(pilot.app))
-        await pilot.pause(0.05)
+    await wait_until(pilot, cond, what=what)
 
 
 async def test_80x24_dashboard_shows_status_rate_tau_acceptance_and_the_cell_without_a_key():
