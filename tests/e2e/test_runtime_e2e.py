@@ -43,13 +43,26 @@ async def test_engine_killed_mid_run_is_reported_dead_with_the_signal(tmp_path):
 
 
 async def test_startup_failure_names_the_error_line(tmp_path):
-    prof = resolve_profile("k26-eagle3-d6")
-    rt = Runtime(profile=prof, sim=True, sim_args=["--speculative-num-stepz", "3"], sessions=tmp_path)
-    with pytest.raises(Exception) as ei:
-        await rt.start()
-    assert "unrecognized arguments: --speculative-num-stepz" in str(ei.value) or "error" in str(ei.value)
-    assert rt.state.phase == "dead"
-    await rt.stop()
+    """A flag the engine's parser refuses: the engine exits 2 before ready, and the exception, the state and the
+    Died event all name argparse's error line from the engine's log (not a usage line above it, not 'error')."""
+    from pathlib import Path
+    from console.core.launch.process import EngineDied
+    line = "python -m console.sim: error: unrecognized arguments: --speculative-num-stepz 3"
+    want = f"engine died before ready (exit code 2): {line}"
+    events = []
+    rt = Runtime(profile=resolve_profile("k26-eagle3-d6"), sim=True, sim_args=["--speculative-num-stepz", "3"],
+                 sessions=tmp_path, observer=events.append)
+    try:
+        with pytest.raises(EngineDied) as ei:
+            await rt.start()
+        died = ei.value
+        assert died.returncode == 2 and died.error_line == line
+        assert Path(died.log_path).read_text().splitlines()[-1] == line  # the line as the engine wrote it, last
+        assert str(died) == f"{want}  [log: {died.log_path}]"
+        assert rt.state.phase == "dead" and rt.state.error == want
+        assert [ev.text for ev in events if isinstance(ev, E.Died)] == [want]
+    finally:
+        await rt.stop()
 
 
 async def test_flip_relaunches_with_new_depth_new_capacity_and_fresh_anchor(tmp_path):
