@@ -26,12 +26,12 @@ def exit_code(exc: BaseException) -> int | None:
     """The documented code for a failure the console explains itself; None for a bug (a real traceback)."""
     from console.core.engine.admin import AdminError, AuthError
     from console.core.launch.preflight import PreflightRefused
-    from console.core.launch.process import EngineDied, EngineTimeout
+    from console.core.launch.process import EngineDied, EngineLost, EngineTimeout
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPT
     if isinstance(exc, PreflightRefused):
         return EXIT_PREFLIGHT
-    if isinstance(exc, (EngineDied, EngineTimeout)):
+    if isinstance(exc, (EngineDied, EngineLost, EngineTimeout)):
         return EXIT_ENGINE
     if isinstance(exc, AuthError):
         return EXIT_AUTH

@@ -54,7 +54,7 @@ def test_journey_start_anchor_cell_flip_quit(tmp_path):
         t.wait(r"launching k26-eagle3-d6", 30)                       # startup phases
         t.wait(r"READY\s+SIMULATED", 60)                             # the dashboard
         s = t.wait(r"arms k26-eagle3-d6 \[anchor \d+ tok/s", 60)     # the automatic anchor landed
-        assert "EAGLE3 · depth 6 · topk 1 · 7 draft tok" in s
+        assert "EAGLE-3 depth 6 · topk 1 · 7 draft tokens" in s
         t.keys("r")
         t.wait(r"run a cell", 10)
         t.keys("C-r")                                                 # run with the defaults (health, n 8)
@@ -66,7 +66,7 @@ def test_journey_start_anchor_cell_flip_quit(tmp_path):
         t.keys("y")
         t.wait(r"launching k26-eagle3-d7", 20)
         s = t.wait(r"arms k26-eagle3-d6 \[.*\] → k26-eagle3-d7 \[anchor \d+ tok/s", 90)  # fresh anchor, new arm
-        assert "EAGLE3 · depth 7 · topk 1 · 8 draft tok" in s and "p7" in s
+        assert "EAGLE-3 depth 7 · topk 1 · 8 draft tokens" in s and "p7" in s
         t.keys("c")                                                   # chat one turn with the served model
         t.wait(r"ctrl\+s|Enter sends|send", 10)
         t.keys("Explain speculative decoding in one sentence.", "Enter")

@@ -49,3 +49,22 @@ def test_bench_engine_crash_mid_cell_exits_3_says_why_and_leaves_the_cell_incomp
     assert r.returncode == 3, (r.returncode, r.stderr[-1500:])
     assert "illegal memory access" in r.stderr
     assert manifest(cells[0])["complete"] is False
+
+
+def test_an_interleaved_pair_whose_engine_dies_keeps_its_cells_incomplete_and_exits_3(tmp_path):
+    """The interleaved pair runs on the one cell runner (issue #13): an engine death stops it at once, the cut
+    request is kept apart, both cells say complete=false (they said true unconditionally), exit 3 in one line."""
+    cmd = [*CLI, "pair", "--a", PROFILE, "--b", PROFILE, "--b-temperature", "0.9", "--prompts", "health", "--n", "6",
+           "--max-tokens", "96", "--sim", "--sessions", str(tmp_path / "sessions"), *FAST,
+           "--sim-arg=--sim-fault=crash-at-step:step=400"]
+    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120,
+                       env=cli_env(profiles_with_free_port(tmp_path)))
+    assert r.returncode == 3, (r.returncode, r.stderr[-2000:])
+    last = [x for x in r.stderr.splitlines() if x.strip()][-1]
+    assert last.startswith("serving-console: the engine died during the interleaved pair") and "Traceback" not in r.stderr
+    cells = sorted((tmp_path / "sessions").glob("*/cell-*interleaved"))
+    assert len(cells) == 2
+    for c in cells:
+        m = manifest(c)
+        assert m["complete"] is False and m["interrupted"] is True, (c.name, m.get("complete"))
+    assert not list((tmp_path / "sessions").glob("*/pair.json")), "no pair verdict from a cut pair"

@@ -47,21 +47,22 @@ ALLOWED: dict[str, set[str] | None] = {
     # leaves
     "console.core.arm": set(),
     "console.core.redaction": set(),
+    "console.core.fmt": set(),
     "console.core.measure": set(),
     "console.core.workload": set(),
     "console.core.telemetry": set(),
     # clients and launch, side by side (neither imports the other)
-    "console.core.engine": {"console.core.arm", "console.core.measure"},
-    "console.core.launch": {"console.core.arm", "console.core.redaction", "console.core.telemetry"},
+    "console.core.engine": {"console.core.fmt", "console.core.arm", "console.core.measure"},
+    "console.core.launch": {"console.core.fmt", "console.core.arm", "console.core.redaction", "console.core.telemetry"},
     # artifacts on disk
-    "console.core.sessions": {"console", "console.core.arm", "console.core.measure", "console.core.redaction"},
+    "console.core.sessions": {"console.core.fmt", "console", "console.core.arm", "console.core.measure", "console.core.redaction"},
     # what drives a server over time
-    "console.core.run": {"console.core.arm", "console.core.engine", "console.core.launch", "console.core.measure",
+    "console.core.run": {"console.core.fmt", "console.core.arm", "console.core.engine", "console.core.launch", "console.core.measure",
                          "console.core.redaction", "console.core.sessions", "console.core.telemetry",
                          "console.core.workload"},
     "console.core.exits": {"console.core.engine", "console.core.launch"},
     # above core
-    "console.ui": {"console.core.arm", "console.core.exits", "console.core.launch", "console.core.measure",
+    "console.ui": {"console.core.fmt", "console.core.arm", "console.core.exits", "console.core.launch", "console.core.measure",
                    "console.core.run", "console.core.sessions", "console.core.telemetry", "console.core.workload"},
     "console.authoring": {"console.core.workload"},
     "console.sim": {"console.core.launch"},

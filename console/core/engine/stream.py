@@ -19,6 +19,7 @@ import httpx
 
 from console.core.engine.sse import SSEParser
 from console.core.measure.records import RequestRecord
+from console.core.fmt import one_line
 
 NS = 1_000_000_000
 
@@ -60,21 +61,18 @@ def auth_headers(api_key: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
 
-def _one_line(text: str, limit: int = 200) -> str:
-    line = " ".join(text.strip().split())
-    return line[:limit] + ("…" if len(line) > limit else "")
 
-
-def _spec_fields(rec: RequestRecord, d: dict[str, Any]) -> None:
-    """Copy SGLang's per-request speculative fields (meta_info or sglext.spec_tokens_details)."""
-    if "spec_verify_ct" in d:
+def copy_spec_fields(rec: RequestRecord, d: dict[str, Any] | None) -> None:
+    """Copy SGLang's per-request speculative fields (meta_info or sglext.spec_tokens_details) into the record;
+    the stream client and the chat session both read them here."""
+    if d and "spec_verify_ct" in d:
         rec.spec_verify_ct = d.get("spec_verify_ct")
         rec.spec_num_correct_drafts = d.get("spec_num_correct_drafts")
         rec.spec_num_proposed_drafts = d.get("spec_num_proposed_drafts")
         rec.spec_accept_rate = d.get("spec_accept_rate")
         rec.spec_accept_length = d.get("spec_accept_length")
         h = d.get("spec_correct_drafts_histogram")
-        rec.spec_histogram = [int(x) for x in h] if isinstance(h, list) else None
+        rec.spec_histogram = [int(x) for x in h] if isinstance(h, (list, tuple)) else None
 
 
 class StreamClient:
@@ -188,7 +186,7 @@ class StreamClient:
             async with self._client.stream("POST", path, json=body) as resp:
                 if resp.status_code != 200:
                     raw = await resp.aread()
-                    rec.error = f"HTTP {resp.status_code} from {path}: {_one_line(_error_text(raw))}"
+                    rec.error = f"HTTP {resp.status_code} from {path}: {one_line(_error_text(raw))}"
                     rec.t_end_s = (time.perf_counter_ns() - t0) / NS
                     return
                 async for chunk in resp.aiter_raw():
@@ -200,7 +198,7 @@ class StreamClient:
                         except (TypeError, AttributeError, ValueError, KeyError, IndexError) as e:
                             # valid JSON of an unexpected shape (e.g. "choices": 5): a malformed chunk
                             rec.error = rec.error or f"malformed chunk (unexpected shape: {type(e).__name__}): " \
-                                                     f"{_one_line(ev.data, 80)}"
+                                                     f"{one_line(ev.data, 80)}"
                 t = time.perf_counter_ns()
                 for ev in parser.close(t):
                     if on_event(ev.data, ev.t_ns, t0, rec, live, st, on_chunk):
@@ -212,7 +210,7 @@ class StreamClient:
             rec.error = f"timeout ({type(e).__name__}) on {path}: no bytes for the stall timeout"
             rec.t_end_s = (time.perf_counter_ns() - t0) / NS
         except httpx.HTTPError as e:
-            rec.error = f"connection error on {path}: {_one_line(str(e) or type(e).__name__)}"
+            rec.error = f"connection error on {path}: {one_line(str(e) or type(e).__name__)}"
             rec.t_end_s = (time.perf_counter_ns() - t0) / NS
         finally:
             live.done = True
@@ -254,7 +252,7 @@ class StreamClient:
             if isinstance(details, list):
                 details = details[0] if details else None
             if isinstance(details, dict):
-                _spec_fields(rec, details)
+                copy_spec_fields(rec, details)
         choices = obj.get("choices") or []
         for ch in choices:
             if not isinstance(ch, dict) or ch.get("index", 0) != 0:
@@ -307,10 +305,10 @@ class StreamClient:
             rec.finish_reason = fr.get("type")
             rec.matched_stop = fr.get("matched")
             if fr.get("type") == "abort":
-                rec.error = f"aborted by server: {_one_line(str(fr.get('message', '')))}"
+                rec.error = f"aborted by server: {one_line(str(fr.get('message', '')))}"
         elif isinstance(fr, str):
             rec.finish_reason = fr
-        _spec_fields(rec, meta)
+        copy_spec_fields(rec, meta)
         return False
 
 
@@ -342,15 +340,15 @@ def _decode_event(data: str, rec: RequestRecord) -> dict[str, Any] | None:
     try:
         obj = json.loads(data)
     except ValueError:
-        rec.error = rec.error or f"malformed chunk (not JSON): {_one_line(data, 80)}"
+        rec.error = rec.error or f"malformed chunk (not JSON): {one_line(data, 80)}"
         return None
     if not isinstance(obj, dict):
-        rec.error = rec.error or f"malformed chunk (not an object): {_one_line(data, 80)}"
+        rec.error = rec.error or f"malformed chunk (not an object): {one_line(data, 80)}"
         return None
     if obj.get("error"):
         err = obj["error"]
         msg = err.get("message") if isinstance(err, dict) else str(err)
-        rec.error = f"server error in stream: {_one_line(str(msg))}"
+        rec.error = f"server error in stream: {one_line(str(msg))}"
         return None
     return obj
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from console.core.launch.logparse import StartupProgress
 from console.core.launch.profile import Profile
+from console.core.fmt import utc_iso
 
 FILE = ".launch-history.json"
 
@@ -45,7 +45,7 @@ class LaunchHistory:
                   if ph.started_at is not None and ph.ended_at is not None}
         d = self._load()
         d[arm_key(p)] = {"profile": p.name, "total_s": round(total_s, 3), "phases": phases,
-                         "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+                         "utc": utc_iso()}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(".tmp")

@@ -54,6 +54,10 @@ class EngineDied(RuntimeError):
         super().__init__(f"engine died before ready ({describe_exit(returncode)}): {why}  [log: {log_path}]")
 
 
+class EngineLost(RuntimeError):
+    """The engine died while the console was measuring on it (one line: what stopped and what was kept)."""
+
+
 class EngineTimeout(RuntimeError):
     pass
 

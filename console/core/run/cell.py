@@ -19,6 +19,7 @@ from console.core.engine.stream import StreamClient
 from console.core.measure import stats
 from console.core.measure.records import RequestRecord
 from console.core.sessions.store import CellWriter
+from console.core.fmt import utc_iso
 from console.core.workload.prompts import Prompt, PromptSet
 
 
@@ -125,6 +126,16 @@ async def _send(stream: StreamClient, prompt: Prompt, proto: CellProtocol, reque
                              keep_text=True)
 
 
+@dataclass
+class Leg:
+    """One cell's share of a run: its prompt set, protocol, writer and the rows it already has (a resume)."""
+
+    pset: PromptSet
+    proto: CellProtocol
+    writer: CellWriter | None = None
+    done_rows: list[RequestRecord] = field(default_factory=list)
+
+
 async def run_cell(
     stream: StreamClient,
     admin: AdminClient,
@@ -142,29 +153,62 @@ async def run_cell(
     """Run one cell. `done_rows` (from a resumed cell) are kept and their ids not re-sent. With `engine_alive`,
     a request that fails in transport while the engine is gone is not recorded (it did not finish: a resume sends
     it again) and no further request is sent."""
-    proto.validate()
-    if not pset.prompts:
-        raise ValueError(f"prompt set {pset.name} is empty")
+    (res,) = await run_legs(stream, admin, [Leg(pset, proto, writer, list(done_rows or []))], model=model,
+                            num_draft_tokens=num_draft_tokens, observer=observer, should_stop=should_stop,
+                            engine_alive=engine_alive)
+    return res
+
+
+async def run_legs(
+    stream: StreamClient,
+    admin: AdminClient,
+    legs: list[Leg],
+    *,
+    model: str = "default",
+    num_draft_tokens: int | None = None,
+    observer: CellObserver | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    engine_alive: Callable[[], bool] | None = None,
+) -> list[CellResult]:
+    """The one cell runner. One leg is a cell; several legs on one server interleave request by request (an
+    interleaved pair: leg 1's first request, leg 2's first, leg 1's second, …, one at a time). Warm-up (the first
+    leg's protocol), one /flush_cache, then every planned request; each finished row is gated and on disk before it
+    is reported; a request cut by the engine's death is kept apart (interrupted.jsonl) and ends the run; each
+    leg's summary and manifest (complete, interrupted) are written whatever happens."""
+    for leg in legs:
+        leg.proto.validate()
+        if not leg.pset.prompts:
+            raise ValueError(f"prompt set {leg.pset.name} is empty")
     obs = observer or _NullObserver()
     started = time.time()
-    rows: list[RequestRecord] = list(done_rows or [])
-    done_ids = {r.request_id for r in rows}
-    plan = [(rid, p) for rid, p in request_plan(pset, proto.n) if rid not in done_ids]
-    obs.cell_event("started", total=proto.n, done=len(rows), protocol=asdict(proto), prompt_set=pset.name)
+    first = legs[0].proto
+    rows: list[list[RequestRecord]] = [list(leg.done_rows) for leg in legs]
+    plans = []
+    for k, leg in enumerate(legs):
+        done_ids = {r.request_id for r in rows[k]}
+        plans.append([(k, rid, p) for rid, p in request_plan(leg.pset, leg.proto.n) if rid not in done_ids])
+    if len(legs) == 1:
+        plan = plans[0]
+    else:  # round robin
+        plan = [x for i in range(max(len(pl) for pl in plans)) for pl in plans if i < len(pl) for x in [pl[i]]]
+    total = sum(leg.proto.n for leg in legs)
+    obs.cell_event("started", total=total, done=sum(map(len, rows)), protocol=asdict(first),
+                   prompt_set=legs[0].pset.name)
 
     warm_errors: list[str] = []
-    if proto.warmup and plan:
-        obs.cell_event("status", text=f"warm-up: {proto.warmup} request(s), not recorded")
-        for i in range(proto.warmup):
-            p = pset.prompts[i % len(pset.prompts)]
-            rec = await _send(stream, p, proto, f"warmup#{i}", model, min(proto.max_tokens, 64))
+    warm = max(leg.proto.warmup for leg in legs)
+    if warm and plan:
+        obs.cell_event("status", text=f"warm-up: {warm} request(s), not recorded")
+        for i in range(warm):
+            p = legs[0].pset.prompts[i % len(legs[0].pset.prompts)]
+            rec = await _send(stream, p, first, f"warmup#{i}", model, min(first.max_tokens, 64))
             if rec.error:
                 warm_errors.append(rec.error)
-        if warm_errors and len(warm_errors) == proto.warmup:
+        if warm_errors and len(warm_errors) == warm:
             obs.cell_event("status", text=f"warm-up failed: {warm_errors[-1]}")
 
     flush_info = None
-    if proto.flush_cache and plan:
+    if any(leg.proto.flush_cache for leg in legs) and plan:
         obs.cell_event("status", text="flushing the server cache (resets its lifetime spec counters)")
         try:
             fr = await admin.flush_cache()
@@ -175,10 +219,11 @@ async def run_cell(
         except AdminError as e:
             flush_info = {"ok": False, "error": str(e)}
             obs.cell_event("status", text=str(e))
-    if writer is not None and flush_info is not None:
-        writer.update_manifest(flush=flush_info)
+    for leg in legs:
+        if leg.writer is not None and flush_info is not None:
+            leg.writer.update_manifest(flush=flush_info)
 
-    sem = asyncio.Semaphore(proto.concurrency)
+    sem = asyncio.Semaphore(first.concurrency if len(legs) == 1 else 1)
     lock = asyncio.Lock()
     cancelled = False
     interrupted = False
@@ -198,35 +243,39 @@ async def run_cell(
             await asyncio.sleep(0.02)
         return True
 
-    async def one(rid: str, p: Prompt) -> None:
+    async def one(k: int, rid: str, p: Prompt) -> None:
         nonlocal cancelled, interrupted
+        leg = legs[k]
         async with sem:
-            if engine_gone():
+            if engine_gone() or interrupted:
                 interrupted = True
                 return
             if should_stop is not None and should_stop():
                 cancelled = True
                 return
             obs.cell_event("request_started", request_id=rid, prompt_id=p.id)
-            rec = await _send(stream, p, proto, rid, model, proto.max_tokens)
+            rec = await _send(stream, p, leg.proto, rid, model, leg.proto.max_tokens)
             if await died_under(rec):
                 interrupted = True  # cut by the engine's death: not a finished request
-                if writer is not None and (rec.completion_tokens or rec.n_content_chunks):
-                    await asyncio.to_thread(writer.append_interrupted, rec)  # what it streamed, as evidence
+                if leg.writer is not None and (rec.completion_tokens or rec.n_content_chunks):
+                    await asyncio.to_thread(leg.writer.append_interrupted, rec)  # what it streamed, as evidence
                 obs.cell_event("request_interrupted", record=rec)
                 return
-            gate(rec, proto, pset.window)
+            gate(rec, leg.proto, leg.pset.window)
             async with lock:
-                if writer is not None:
+                if leg.writer is not None:
                     # on disk (fsync'ed) before it is shown; in a thread, so the other streams' socket reads
                     # (and their timestamps) do not wait for the disk
-                    await asyncio.to_thread(writer.append, rec)
+                    await asyncio.to_thread(leg.writer.append, rec)
                     rec.chunks, rec.text = [], None  # on disk in full; keep memory flat over long sessions
-                rows.append(rec)
-            obs.cell_event("request_finished", record=rec, done=len(rows), total=proto.n)
+                rows[k].append(rec)
+            obs.cell_event("request_finished", record=rec, done=sum(map(len, rows)), total=total)
 
-    obs.cell_event("status", text=f"measuring {len(plan)} request(s) at concurrency {proto.concurrency}")
-    tasks = [asyncio.create_task(one(rid, p)) for rid, p in plan]
+    conc = first.concurrency if len(legs) == 1 else 1
+    obs.cell_event("status", text=f"measuring {len(plan)} request(s) at concurrency {conc}"
+                                  + (f", {len(legs)} legs interleaved" if len(legs) > 1 else ""))
+    tasks = [asyncio.create_task(one(k, rid, p)) for k, rid, p in plan]
+    results: list[CellResult] = []
     try:
         await asyncio.gather(*tasks)
     except asyncio.CancelledError:
@@ -236,21 +285,23 @@ async def run_cell(
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
     finally:
-        summary = stats.summarize(rows, num_draft_tokens=num_draft_tokens)
-        short = [r for r in rows if "short" in r.flags and not r.warmup]
-        if short:
-            why = (f"although ignore_eos was sent: the server did not honour it for these (finish_reason "
-                   f"{', '.join(sorted({str(r.finish_reason) for r in short}))})" if proto.ignore_eos else
-                   "at end-of-sequence (ignore_eos off)")
-            obs.cell_event("status", text=f"{len(short)} of {len(rows)} rows stopped before {proto.max_tokens} "
-                                          f"tokens {why}; flagged short and excluded")
         ended = time.time()
-        planned = {rid for rid, _ in request_plan(pset, proto.n)}
-        complete = not cancelled and not interrupted and planned <= {r.request_id for r in rows}
-        if writer is not None:
-            writer.write_summary(summary.to_json())
-            writer.update_manifest(ended_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ended)),
-                                   complete=complete, interrupted=interrupted)
-    obs.cell_event("finished", summary=summary, cancelled=cancelled, interrupted=interrupted)
-    return CellResult(rows=rows, summary=summary, started=started, ended=ended, flush=flush_info,
-                      cancelled=cancelled, warmup_errors=warm_errors, interrupted=interrupted)
+        for k, leg in enumerate(legs):
+            summary = stats.summarize(rows[k], num_draft_tokens=num_draft_tokens)
+            short = [r for r in rows[k] if "short" in r.flags and not r.warmup]
+            if short:
+                why = (f"although ignore_eos was sent: the server did not honour it for these (finish_reason "
+                       f"{', '.join(sorted({str(r.finish_reason) for r in short}))})" if leg.proto.ignore_eos else
+                       "at end-of-sequence (ignore_eos off)")
+                obs.cell_event("status", text=f"{len(short)} of {len(rows[k])} rows stopped before "
+                                              f"{leg.proto.max_tokens} tokens {why}; flagged short and excluded")
+            planned = {rid for rid, _ in request_plan(leg.pset, leg.proto.n)}
+            complete = not cancelled and not interrupted and planned <= {r.request_id for r in rows[k]}
+            if leg.writer is not None:
+                leg.writer.write_summary(summary.to_json())
+                leg.writer.update_manifest(ended_utc=utc_iso(ended), complete=complete, interrupted=interrupted)
+            results.append(CellResult(rows=rows[k], summary=summary, started=started, ended=ended, flush=flush_info,
+                                      cancelled=cancelled, warmup_errors=warm_errors, interrupted=interrupted))
+    for res in results:
+        obs.cell_event("finished", summary=res.summary, cancelled=cancelled, interrupted=interrupted)
+    return results

@@ -33,12 +33,14 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from console.core.engine.stream import InFlight, record_content_chunk
+from console.core.engine.stream import InFlight, copy_spec_fields, record_content_chunk
 from console.core.measure import stats
 from console.core.measure.plots import SPARK
 from console.core.measure.records import RequestRecord
 from console.core.redaction import redact_json, redact_mapping, redact_text
 from console.core.sessions.store import write_json
+from console.core.fmt import utc_iso
+from console.core.fmt import one_line
 
 NS = 1_000_000_000
 CHAT_SCHEMA = 1
@@ -218,10 +220,6 @@ def spec_details(chunk: Any) -> dict[str, Any] | None:
     return _as_dict(details)
 
 
-def _one_line(text: str, limit: int = 200) -> str:
-    line = " ".join(str(text).strip().split())
-    return line[:limit] + ("…" if len(line) > limit else "")
-
 
 def describe_error(exc: BaseException) -> str:
     """One line for an SDK / network failure (never a traceback)."""
@@ -238,7 +236,7 @@ def describe_error(exc: BaseException) -> str:
                 msg = (err.get("message") or err.get("detail")) if isinstance(err, Mapping) else err
             elif isinstance(body, str):
                 msg = body
-            msg = _one_line(str(msg or getattr(exc, "message", "") or type(exc).__name__), 160)
+            msg = one_line(str(msg or getattr(exc, "message", "") or type(exc).__name__), 160)
             code = exc.status_code
             hint = ""
             if code == 401:
@@ -250,14 +248,14 @@ def describe_error(exc: BaseException) -> str:
             return "timeout: the server sent nothing for the stall timeout"
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
-            why = _one_line(str(cause), 120) if cause is not None and str(cause) else "connection refused or dropped"
+            why = one_line(str(cause), 120) if cause is not None and str(cause) else "connection refused or dropped"
             return f"server unreachable: {why}"
         if isinstance(exc, openai.APIError):
-            return f"server error in stream: {_one_line(getattr(exc, 'message', None) or str(exc), 160)}"
+            return f"server error in stream: {one_line(getattr(exc, 'message', None) or str(exc), 160)}"
     text = str(exc).strip()
     if type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "anyio"):
-        return f"connection lost: {_one_line(text, 160) if text else type(exc).__name__}"
-    return f"{type(exc).__name__}: {_one_line(text, 160)}" if text else type(exc).__name__
+        return f"connection lost: {one_line(text, 160) if text else type(exc).__name__}"
+    return f"{type(exc).__name__}: {one_line(text, 160)}" if text else type(exc).__name__
 
 
 def _strip_userinfo(url: str) -> str:
@@ -411,7 +409,7 @@ class ChatSession:
         if self.busy:
             raise RuntimeError("a reply is already streaming in this chat")
         turn = ChatTurn(index=len(self.history) + 1, user=user_text,
-                        started_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+                        started_utc=utc_iso())
         messages = self.messages(user_text)
         self.current = turn
         self._stop_requested = False
@@ -529,15 +527,7 @@ class ChatSession:
             cached = _field(ptd, "cached_tokens") if ptd is not None else None
             if isinstance(cached, int):
                 rec.cached_tokens = cached
-        details = spec_details(chunk)
-        if details and "spec_verify_ct" in details:
-            rec.spec_verify_ct = details.get("spec_verify_ct")
-            rec.spec_num_correct_drafts = details.get("spec_num_correct_drafts")
-            rec.spec_num_proposed_drafts = details.get("spec_num_proposed_drafts")
-            rec.spec_accept_rate = details.get("spec_accept_rate")
-            rec.spec_accept_length = details.get("spec_accept_length")
-            h = details.get("spec_correct_drafts_histogram")
-            rec.spec_histogram = [int(x) for x in h] if isinstance(h, (list, tuple)) else None
+        copy_spec_fields(rec, spec_details(chunk))
         content, reasoning = "", ""
         for ch in _field(chunk, "choices") or []:
             if (_field(ch, "index") or 0) != 0:
@@ -567,7 +557,7 @@ class ChatSession:
         return {
             "schema": CHAT_SCHEMA,
             "kind": "chat",
-            "saved_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "saved_utc": utc_iso(),
             "model": self.model,
             "server": {"base_url": _strip_userinfo(self.base_url), "spec_label": self.spec_label,
                        "engine_version": self.engine_version, "simulated": self.simulated,

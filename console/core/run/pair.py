@@ -10,19 +10,18 @@ A, B, A, B … after one warm-up and one cache flush, so time affects both arms 
 
 from __future__ import annotations
 
-import asyncio
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from console.core.launch.process import EngineLost
 from console.core.launch.profile import Profile
 from console.core.redaction import redact_argv
-from console.core.measure import stats
-from console.core.run.cell import CellProtocol, _send, gate, request_plan
+from console.core.run.cell import CellProtocol
+from console.core.run.cell import Leg as CellLeg
+from console.core.run.cell import run_legs
 from console.core.measure.pairs import PairStats, parse_order
 from console.core.run.runtime import Runtime
-from console.core.sessions.store import load_rows
 from console.core.workload.prompts import load_set
 from console.core.sessions.pairs import Leg, write_pair
 
@@ -155,26 +154,20 @@ async def _run_interleaved(rt: Runtime, spec: PairSpec, say) -> list[Leg]:
         m["pair_interleaved"] = True
         w.write_manifest(m)
         writers[arm] = (w, proto, pset)
-    for i in range(max(pa.warmup, pb.warmup)):
-        await _send(rt.stream, sa.prompts[i % len(sa)], pa, f"warmup#{i}", model, min(pa.max_tokens, 64))
-    await rt.admin.flush_cache()
-    plans = {"A": request_plan(sa, pa.n), "B": request_plan(sb, pb.n)}
     say(f"interleaving {pa.n} A and {pb.n} B requests on one server")
-    for i in range(max(pa.n, pb.n)):
-        for arm in ("A", "B"):
-            w, proto, pset = writers[arm]
-            if i < len(plans[arm]):
-                rid, prompt = plans[arm][i]
-                rec = await _send(rt.stream, prompt, proto, rid, model, proto.max_tokens)
-                gate(rec, proto, pset.window)
-                await asyncio.to_thread(w.append, rec)
-                rt.monitor.record_finished(rec)
+    order = [writers[arm] for arm in ("A", "B")]
+    results = await run_legs(rt.stream, rt.admin, [CellLeg(pset, proto, w) for w, proto, pset in order], model=model,
+                             num_draft_tokens=info.arm.draft_tokens if info and info.arm.speculative else None,
+                             engine_alive=rt._engines_alive if rt.engine is not None else None)
+    for res in results:
+        for rec in res.rows:
+            rt.monitor.record_finished(rec)
+    if any(r.interrupted for r in results):
+        raise EngineLost(f"the engine died during the interleaved pair ({rt.state.error or 'no cause read'}); "
+                         f"its cells are kept as recorded (complete=false) in {rt.session.dir}")
     legs = []
     for arm in ("A", "B"):
         w, proto, pset = writers[arm]
-        rows = load_rows(w.dir)
-        w.write_summary(stats.summarize(rows).to_json())
-        w.update_manifest(complete=True, ended_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         arm_rec = rt.state.arms[-1]
         legs.append(Leg(arm=arm, index=1, profile=(spec.a if arm == "A" else spec.b).name, cell_dir=str(w.dir),
                         anchor_median_tok_s=arm_rec.anchor_median_tok_s, anchor_pct=arm_rec.anchor_pct,

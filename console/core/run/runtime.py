@@ -38,6 +38,7 @@ from console.core.run.events import (
 from console.core.launch.ports import free_port, port_in_use
 from console.core.run.resume import _spec_dict, check_resumable
 from console.core.run.state import ArmRecord, CellProgress, KEEP_ROWS, RuntimeState
+from console.core.fmt import utc_iso
 
 class Runtime:
     def __init__(
@@ -110,7 +111,7 @@ class Runtime:
         slug = self.session_slug or (self.profile.name if self.profile else "attach")
         if self.session_dir is not None:
             self.session = Session(self.session_dir)
-            self.session.update_meta(resumed_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+            self.session.update_meta(resumed_utc=utc_iso())
         else:
             self.session = Session.create(self.sessions_root, slug, node_fingerprint(gpu))
         self.state.session_dir = str(self.session.dir)
@@ -372,7 +373,7 @@ class Runtime:
             "node_usd_per_hour": self.profile.node_usd_per_hour if self.profile else None,
             "simulated": self.state.simulated,
             "sim_time_scale": self.state.sim_time_scale,
-            "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "started_utc": utc_iso(),
             "complete": False,
         }
 
@@ -396,7 +397,7 @@ class Runtime:
             # a request cut by a transport failure (engine gone) did not finish: send it again
             done_rows = [r for r in load_rows(writer.dir) if not r.warmup and not is_transport_error(r)]
             resumed = manifest.get("resumed") or []
-            resumed.append({"utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows_before": len(done_rows),
+            resumed.append({"utc": utc_iso(), "rows_before": len(done_rows),
                             "launch_argv": self.state.argv})
             writer.update_manifest(resumed=resumed, complete=False)
         else:

@@ -3,7 +3,6 @@ when a pair finishes and recomputed from the legs' rows by `serving-console repo
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from console.core.measure.pairs import PairStats, pair_stats, speeds
 from console.core.measure.plots import histogram_lines, position_bars
 from console.core.sessions.report import time_scale_note
 from console.core.sessions.store import load_rows, read_json, write_json
+from console.core.fmt import utc_iso
 
 PAIR_SCHEMA = 1
 
@@ -73,7 +73,7 @@ def write_pair(session_dir: Path, spec_doc: dict[str, Any], legs: list[Leg], fc:
                 setattr(leg, attr, Path(v).name)
     doc = {
         "schema": PAIR_SCHEMA,
-        "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "created_utc": utc_iso(),
         "spec": spec_doc,
         "legs": [asdict(leg) for leg in legs],
         "forecast": fc,

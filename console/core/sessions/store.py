@@ -21,7 +21,6 @@ import platform
 import re
 import socket
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -29,12 +28,9 @@ from typing import Any, Iterable
 from console import __version__
 from console.core.redaction import redact_mapping
 from console.core.measure.records import RequestRecord
+from console.core.fmt import utc_stamp
 
 SESSION_SCHEMA = 1
-
-
-def utc_stamp(t: float | None = None) -> str:
-    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(t))
 
 
 def slugify(s: str, limit: int = 40) -> str:
