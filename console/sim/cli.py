@@ -90,7 +90,8 @@ async def _run(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, timel
 
     import uvicorn
 
-    from .server import SimServer, UvicornGate, create_app, uvicorn_log_config
+    from .app import create_app
+    from .server import SimServer, UvicornGate, uvicorn_log_config
 
     server = SimServer(cfg, dep, mem, log, faults)
     app = create_app(server)

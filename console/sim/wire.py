@@ -15,6 +15,9 @@ from typing import Any
 
 from .engine import SimRequest
 
+VERSION = "0.5.23"
+"""The SGLang version the twin speaks (and reports in /server_info, /model_info)."""
+
 
 def dumps(obj: Any) -> str:
     """Compact JSON as SGLang's encoders write it."""

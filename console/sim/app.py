@@ -1,0 +1,222 @@
+"""The twin's FastAPI app: every route SGLang 0.5.23 serves (and the twin-only /sim/*), wired to one SimServer; the
+gate middleware that answers 503 until the startup opens HTTP and 401 without the API key."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+
+from .requests import RequestError
+from .responses import _error
+from .wire import VERSION
+from .server import FLUSH_OK, PROMETHEUS_CONTENT_TYPE, SimServer
+
+# ------------------------------------------------------------------------------------------------- the app
+
+
+class GateMiddleware:
+    """Pure-ASGI middleware: 503 before the HTTP server would exist, then sglang's API-key rule."""
+
+    EXEMPT = ("/health", "/ready", "/metrics")
+
+    def __init__(self, app: Any, server: SimServer) -> None:
+        self.app = app
+        self.server = server
+        self.api_key = server.cfg.args.get("api_key")
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope.get("path", "")
+        if not self.server.http_open and not (path.startswith("/health") or path.startswith("/ready")
+                                              or path == "/sim/info"):
+            await Response(status_code=503)(scope, receive, send)
+            return
+        if self.api_key and scope.get("method") != "OPTIONS" and not path.startswith(self.EXEMPT):
+            authz = None
+            for k, v in scope.get("headers", []):
+                if k == b"authorization":
+                    authz = v.decode("latin-1")
+                    break
+            ok = False
+            if authz:
+                parts = authz.split(" ", 1)
+                ok = len(parts) == 2 and parts[0].lower() == "bearer" and secrets.compare_digest(parts[1], self.api_key)
+            if not ok:
+                await JSONResponse({"error": "Unauthorized"}, status_code=401)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise RequestError("Invalid JSON in request body") from None
+    if not isinstance(body, dict):
+        raise RequestError("Request body must be a JSON object.")
+    return body
+
+
+def create_app(server: SimServer) -> FastAPI:
+    """The FastAPI application of one twin process."""
+    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+    app.add_middleware(GateMiddleware, server=server)
+
+    @app.get("/ready")
+    async def ready() -> Response:
+        return Response(status_code=200 if server.ready else 503)
+
+    @app.get("/health")
+    @app.get("/health_generate")
+    async def health() -> Response:
+        if not server.ready:
+            return Response(status_code=503)
+        return Response(status_code=200 if await server.health_generate() else 503)
+
+    def info_route(path: str, body: Callable[[], dict[str, Any]]) -> None:
+        """`path` and its deprecated `/get_…` alias, which logs SGLang's deprecation line on each call."""
+        async def current() -> JSONResponse:
+            return JSONResponse(body())
+
+        async def deprecated() -> JSONResponse:
+            server.log.line(f"Endpoint '/get_{path[1:]}' is deprecated and will be removed in a future version. "
+                            f"Please use '{path}' instead.")
+            return JSONResponse(body())
+
+        app.add_api_route(path, current, methods=["GET"])
+        app.add_api_route(f"/get_{path[1:]}", deprecated, methods=["GET"])
+
+    info_route("/model_info", server.model_info)
+    info_route("/server_info", server.server_info)
+
+    def model_card(name: str) -> dict[str, Any]:
+        return {"id": name, "object": "model", "created": int(time.time()), "owned_by": "sglang", "root": name,
+                "parent": None, "max_model_len": server.context_len}
+
+    @app.get("/v1/models")
+    async def models() -> JSONResponse:
+        return JSONResponse({"object": "list", "data": [model_card(server.cfg.args["served_model_name"])]})
+
+    @app.get("/v1/models/{model:path}")
+    async def retrieve_model(model: str) -> JSONResponse:
+        if model != server.cfg.args["served_model_name"]:
+            return JSONResponse({"error": {"message": f"The model '{model}' does not exist",
+                                           "type": "invalid_request_error", "param": "model",
+                                           "code": "model_not_found"}}, status_code=404)
+        return JSONResponse(model_card(model))
+
+    @app.post("/v1/chat/completions")
+    async def chat_completions(request: Request) -> Response:
+        try:
+            body = await _json_body(request)
+            req = server.chat_request(body)
+        except RequestError as e:
+            return _error(str(e))
+        if server.faults.http500 and (failed := server.http500("/v1/chat/completions")) is not None:
+            return failed
+        handle, rec = server.submit(req, "/v1/chat/completions")
+        if req.stream:
+            return server.stream_response(server.chat_stream(req, handle, rec, body), rec)
+        res = await server.chat_response(req, handle, rec, body)
+        return res if isinstance(res, Response) else JSONResponse(res)
+
+    @app.api_route("/generate", methods=["POST", "PUT"])
+    async def generate(request: Request) -> Response:
+        try:
+            body = await _json_body(request)
+            req = server.generate_request(body)
+        except RequestError as e:
+            return JSONResponse({"error": {"message": str(e)}}, status_code=400)
+        if server.faults.http500 and (failed := server.http500("/generate")) is not None:
+            return failed
+        handle, rec = server.submit(req, "/generate")
+        if req.stream:
+            return server.stream_response(server.generate_stream(req, handle, rec), rec)
+        res = await server.generate_response(req, handle, rec)
+        return res if isinstance(res, Response) else JSONResponse(res)
+
+    @app.api_route("/flush_cache", methods=["GET", "POST"])
+    async def flush_cache(timeout: float = 0.0) -> Response:
+        engine = server.engine
+        if server.faults.flush_busy and server.faults.take_flush_busy():  # busy as far as /flush_cache can tell
+            if timeout > 0:
+                await asyncio.sleep(timeout)
+                return Response(content="Timed out waiting for idle state.", status_code=400)
+            for rank in range(server.cfg.tp_size):
+                server.log.line("Cache not flushed because there are pending requests. "
+                                f"#queue-req: {len(engine.waiting)}, #running-req: {len(engine.running)}", rank)
+            return Response(content="Flush cache failed.\n", status_code=400)
+        if engine.has_work() and timeout > 0:
+            end = time.monotonic() + timeout
+            while engine.has_work() and time.monotonic() < end:
+                await asyncio.sleep(0.01)
+            if engine.has_work():
+                return Response(content="Timed out waiting for idle state.", status_code=400)
+        if engine.has_work():
+            for rank in range(server.cfg.tp_size):
+                server.log.line("Cache not flushed because there are pending requests. "
+                                f"#queue-req: {len(engine.waiting)}, #running-req: {len(engine.running)}", rank)
+            return Response(content="Flush cache failed.\n", status_code=400)
+        engine.reset_spec_counters()
+        server.log.line("Cache flushed successfully!", 0)
+        return Response(content=FLUSH_OK, status_code=200)
+
+    @app.api_route("/freeze_gc", methods=["GET", "POST"])
+    async def freeze_gc() -> Response:
+        return Response(content="Garbage collection frozen.\n", status_code=200)
+
+    @app.get("/v1/loads")
+    async def v1_loads(dp_rank: int | None = None, include: str | None = None, format: str | None = None) -> Response:
+        inc = {s.strip() for s in include.split(",")} if include else None
+        valid = {"core", "memory", "spec", "lora", "disagg", "queues", "all"}
+        if inc is not None and not inc <= valid:
+            return JSONResponse({"detail": f"Invalid include sections: {inc - valid}. Valid options: {sorted(valid)}"},
+                                status_code=400)
+        loads = [] if dp_rank not in (None, 0) else [server.loads(inc)]
+        if format == "prometheus":
+            lines = []
+            for load in loads:
+                for key, value in load.items():
+                    if key == "dp_rank":
+                        continue
+                    prefix = {"speculative": "spec", "disaggregation": "disagg"}.get(key, key)
+                    if isinstance(value, dict):
+                        for sk, sv in value.items():
+                            if isinstance(sv, (int, float)) and not isinstance(sv, bool):
+                                lines += [f"# TYPE sglang_{prefix}_{sk} gauge", f'sglang_{prefix}_{sk}{{dp_rank="0"}} {sv}']
+                    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                        lines += [f"# TYPE sglang_{key} gauge", f'sglang_{key}{{dp_rank="0"}} {value}']
+            return Response(content="\n".join(lines) + "\n", media_type=PROMETHEUS_CONTENT_TYPE)
+        return JSONResponse({"timestamp": datetime.now(timezone.utc).isoformat(), "version": VERSION,
+                             "accelerator": server.dep.node.gpu_name, "num_accelerators": server.cfg.tp_size,
+                             "loads": loads})
+
+    if server.metrics_enabled:
+        @app.get("/metrics")
+        async def metrics() -> Response:
+            return Response(content=server.metrics.render(), media_type=PROMETHEUS_CONTENT_TYPE)
+
+    @app.get("/sim/info")
+    async def sim_info() -> JSONResponse:
+        return JSONResponse(server.sim_info())
+
+    @app.get("/sim/trace")
+    async def sim_trace(rid: str | None = None) -> JSONResponse:
+        if rid is not None:
+            rec = server.trace.finished.get(rid)
+            if rec is None:
+                return JSONResponse({"error": f"no finished request with rid {rid!r}"}, status_code=404)
+            return JSONResponse(rec.to_json())
+        return JSONResponse({"time_scale": server.cfg.sim.time_scale, "clock": "time.monotonic",
+                             "requests": [r.to_json() for r in server.trace.finished.values()]})
+
+    return app

@@ -1,0 +1,122 @@
+"""Parsing and validating the twin's generation requests (/v1/chat/completions, /generate) into engine requests, with
+SGLang's error messages."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from typing import Any
+
+from .domain import detect_domain
+from .engine import SimRequest
+from .tokens import chat_prompt_tokens, count_tokens, messages_text
+
+
+def _hash(*parts: str) -> int:
+    h = hashlib.blake2b(digest_size=8)
+    for p in parts:
+        h.update(p.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return int.from_bytes(h.digest(), "big")
+
+
+def _has_image(messages: list[dict[str, Any]]) -> bool:
+    return any(isinstance(m.get("content"), list) and any(
+        isinstance(p, dict) and p.get("type") in ("image_url", "image", "input_image") for p in m["content"])
+        for m in messages)
+
+
+class RequestError(Exception):
+    """A request SGLang refuses (ValueError in the tokenizer manager): 400 with `message`."""
+
+
+class RequestParsing:
+    """SimServer's reading of a request body into a SimRequest (raises RequestError with SGLang's message)."""
+
+    def _domain(self, text: str, has_tools: bool) -> str:
+        d = self.cfg.sim.domain
+        return detect_domain(text, has_tools) if d == "auto" else d
+
+    @staticmethod
+    def _temperature(value: Any) -> float:
+        """Sampling temperature; SGLang's default when unset is 1.0."""
+        if value is None:
+            return 1.0
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise RequestError(f"temperature must be a non-negative number, got {value!r}")
+        return float(value)
+
+    @staticmethod
+    def _stops(value: Any) -> tuple[str, ...]:
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            return (value,) if value else ()
+        if isinstance(value, list) and all(isinstance(s, str) for s in value):
+            return tuple(s for s in value if s)
+        raise RequestError("stop must be a string or a list of strings")
+
+    def chat_request(self, body: dict[str, Any]) -> SimRequest:
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages or not all(isinstance(m, dict) for m in messages):
+            raise RequestError("messages must be a non-empty list of message objects")
+        if body.get("n") not in (None, 1):
+            raise RequestError("n > 1 is not supported by the engine twin")
+        tools = body.get("tools") or body.get("functions")
+        m = self.dep.model
+        tool_tokens = chat_prompt_tokens([], tools, per_message=0, generation_prompt=0,
+                                         per_tool=m.chat_tokens_per_tool, tokens_per_image=0)
+        # One prefix-cache key per message: (hash of tools + messages so far, template tokens so far).
+        keys: list[tuple[int, int]] = []
+        h, toks = str(_hash("tools", json.dumps(tools, sort_keys=True))), tool_tokens
+        for msg in messages:
+            h = str(_hash(h, json.dumps(msg, sort_keys=True, ensure_ascii=False)))
+            toks += chat_prompt_tokens([msg], None, per_message=m.chat_tokens_per_message, generation_prompt=0,
+                                       per_tool=0, tokens_per_image=m.image_tokens_per_image)
+            keys.append((int(h), toks))
+        prompt = toks + m.chat_tokens_generation_prompt
+        max_new = body.get("max_completion_tokens") or body.get("max_tokens")
+        if max_new is not None and (not isinstance(max_new, int) or max_new <= 0):
+            raise RequestError("max_tokens must be positive")
+        max_new = self._limits(prompt, max_new)
+        text = messages_text(messages)
+        return SimRequest(
+            rid=str(body.get("rid") or uuid.uuid4().hex), prompt_tokens=prompt, max_new_tokens=max_new,
+            temperature=self._temperature(body.get("temperature")),
+            ignore_eos=bool(body.get("ignore_eos", False)), stop=self._stops(body.get("stop")),
+            stop_token_ids=frozenset(body.get("stop_token_ids") or ()),
+            domain=self._domain(text, bool(tools)), prompt_hash=_hash(json.dumps(messages, sort_keys=True),
+                                                                        json.dumps(tools, sort_keys=True)),
+            prefix_keys=keys, stream=bool(body.get("stream", False)), has_image=_has_image(messages))
+
+    def generate_request(self, body: dict[str, Any]) -> SimRequest:
+        text, ids = body.get("text"), body.get("input_ids")
+        if isinstance(text, list) or (isinstance(ids, list) and ids and isinstance(ids[0], list)):
+            raise RequestError("batched /generate requests are not supported by the engine twin")
+        if text is None and ids is None:
+            raise RequestError("Either text, input_ids or input_embeds should be provided.")
+        sp = body.get("sampling_params") or {}
+        if text is not None:
+            prompt = max(1, count_tokens(str(text)))
+            keys = [(_hash("text", str(text)), prompt)]
+            phash, dom_text = _hash("text", str(text)), str(text)
+        else:
+            prompt = len(ids)
+            if prompt == 0:
+                raise RequestError("input_ids is empty")
+            keys, acc = [], ""
+            for i in range(64, prompt + 1, 64):
+                acc = str(_hash(acc, json.dumps(ids[i - 64:i])))
+                keys.append((int(acc), i))
+            phash, dom_text = _hash("ids", json.dumps(ids)), ""
+        max_new = sp.get("max_new_tokens", 128)
+        if max_new is not None and (not isinstance(max_new, int) or max_new < 0):
+            raise RequestError(f"max_new_tokens must be at least 0, got {max_new}.")
+        max_new = self._limits(prompt, max_new)
+        return SimRequest(
+            rid=str(body.get("rid") or uuid.uuid4().hex), prompt_tokens=prompt, max_new_tokens=max_new,
+            temperature=self._temperature(sp.get("temperature")),
+            ignore_eos=bool(sp.get("ignore_eos", False)), stop=self._stops(sp.get("stop")),
+            stop_token_ids=frozenset(sp.get("stop_token_ids") or ()), domain=self._domain(dom_text, False),
+            prompt_hash=phash, prefix_keys=keys, stream=bool(body.get("stream", False)))
