@@ -21,7 +21,7 @@ from textual.widgets import Header, Static
 
 from console.core.run.cell import ANCHOR_PROTOCOL, CellProtocol
 from console.core.run.events import Event
-from console.core.run.runtime import Runtime
+from console.core.run.protocol import ConsoleRuntime
 from console.ui.iothread import IoThread
 from console.core.measure.plots import sparkline
 from console.ui import render
@@ -38,7 +38,7 @@ from console.ui.screens.forecast import ForecastScreen
 from console.ui.screens.sessions import SessionsScreen
 from console.ui.screens.pair import PairScreen, PairState
 
-RuntimeFactory = Callable[[Callable[[Event], None]], Runtime]
+RuntimeFactory = Callable[[Callable[[Event], None]], ConsoleRuntime]
 
 BUSY_STREAMS = 16
 """Requests in flight from which the dashboard repaints at 2 Hz instead of 4 (timing fidelity, tests/bench)."""
@@ -140,7 +140,7 @@ class ConsoleApp(App[int]):
         self.auto_anchor = auto_anchor
         """Run the anchor cell once the first launched arm is ready (docs/measurement.md#cells-anchors-pairs: every arm is anchored)."""
         self._clock = clock
-        self.runtime: Runtime | None = None
+        self.runtime: ConsoleRuntime | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._quitting = False
         self._panel_keys: dict[str, object] = {}

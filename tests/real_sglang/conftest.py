@@ -46,8 +46,13 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "scripts/real_sglang/build.sh (opt-in: -m real_sglang)")
 
 
+def _opted_in(config: pytest.Config) -> bool:
+    expr = config.getoption("markexpr") or ""
+    return "real_sglang" in expr and "not real_sglang" not in expr
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if "real_sglang" in (config.getoption("markexpr") or ""):
+    if _opted_in(config):
         return
     mine = [i for i in items if HERE in Path(str(i.fspath)).resolve().parents]
     if mine:
@@ -56,7 +61,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    if "real_sglang" in (session.config.getoption("markexpr") or "") and session.items:
+    if _opted_in(session.config) and session.items:
         built = json.loads(INFO.read_text()) if INFO.exists() else {}
         session.config.pluginmanager.get_plugin("terminalreporter").write_line(
             f"real-sglang: {HOME} (env {built.get('env_mb', '?')} MB, model {built.get('model_mb', '?')} MB, "

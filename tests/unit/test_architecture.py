@@ -173,3 +173,19 @@ def test_the_architecture_test_sees_a_cycle_and_a_layer_break(tmp_path, monkeypa
         reach.add(v)
         todo += list(g.get(v, ()))
     assert "console.core.measure.stats" in reach, "stats is reachable from runtime: the planted import closes a cycle"
+
+
+def test_the_ui_depends_on_one_runtime_protocol_that_runtime_and_the_fake_both_provide():
+    from console.core.run.protocol import ConsoleRuntime
+    from console.core.run.runtime import Runtime
+    from tests.ui.fake_runtime import FakeRuntime
+    fake = FakeRuntime(lambda e: None)
+    assert isinstance(fake, ConsoleRuntime)
+    members = [m for m in ConsoleRuntime.__protocol_attrs__ if not m.startswith("_")] \
+        if hasattr(ConsoleRuntime, "__protocol_attrs__") else []
+    for m in members:
+        assert hasattr(Runtime, m) or m in Runtime.__init__.__code__.co_names or m in ("state", "profile",
+                                                                                   "attach_url", "sessions_root"), m
+    ui = PKG / "ui"
+    users = [p for p in ui.rglob("*.py") if "console.core.run.runtime" in imports(p)]
+    assert users == [], f"the UI imports the Runtime class instead of the protocol: {users}"
