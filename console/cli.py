@@ -1,15 +1,5 @@
-"""`serving-console` command line (docs/architecture.md#the-cli). The TUI and every headless command share one core.
-
-Exit codes (console/core/exits.py; the TUI exits with the same codes):
-    0   success
-    1   the command ran but measured nothing usable (no successful request)
-    2   bad input: usage, profile, prompt set, URL, flag rejected by the engine catalogue
-    3   the engine failed to start or died
-    4   the server could not be reached, or what answered is not an SGLang server (attach)
-    5   preflight refused the launch (port bound, foreign GPU processes, missing paths); --force overrides
-    6   authentication: HTTP 401 (no API key given where one is required, or the key was refused)
-    130 interrupted (Ctrl-C)
-"""
+"""`serving-console` command line (docs/architecture.md#the-cli). The TUI and every headless command share one core;
+the exit codes of every command, the TUI included, are `console/core/exits.py`'s (`--help` lists them)."""
 
 from __future__ import annotations
 

@@ -179,15 +179,16 @@ class Arm:
         if not algo or str(algo).upper() == "NONE":
             return cls(kv_dtype=kv)
         fam = str(algo).lower()
-        ndt = _int(d.get("speculative_num_draft_tokens"))
+        ndt = json_int(d.get("speculative_num_draft_tokens"))
         if fam in BLOCK_FAMILIES:
-            ndt = _int(d.get("speculative_dflash_block_size")) or ndt
+            ndt = json_int(d.get("speculative_dflash_block_size")) or ndt
             return cls(fam, None, None, ndt, d.get("speculative_draft_model_path"), kv, adaptive)
-        return cls(fam, _int(d.get("speculative_num_steps")), _int(d.get("speculative_eagle_topk")), ndt,
+        return cls(fam, json_int(d.get("speculative_num_steps")), json_int(d.get("speculative_eagle_topk")), ndt,
                    d.get("speculative_draft_model_path"), kv, adaptive)
 
 
-def _int(v: Any) -> int | None:
+def json_int(v: Any) -> int | None:
+    """A JSON value as an int when it is one (7 or 7.0), else None (booleans, strings, 7.5)."""
     if isinstance(v, bool):
         return None
     if isinstance(v, int):

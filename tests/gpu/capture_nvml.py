@@ -25,16 +25,16 @@ import pynvml  # noqa: E402
 from console.core.telemetry.nvml import NvmlPoller  # noqa: E402
 
 HOLD_GIB = 7
-HOLDER = f"""
-import torch, time, sys
-x = torch.empty({HOLD_GIB} * 1024**3, dtype=torch.uint8, device='cuda')
-y = torch.randn(8192, 8192, device='cuda')
-print('holding', flush=True)
-t = time.time()
-while time.time() - t < 25:
-    y = y @ y.T; y = y / y.norm()
-torch.cuda.synchronize()
-"""
+
+
+def holder_code(gib: int, seconds: float) -> str:
+    """A foreign process: a torch allocation of `gib` GiB that runs matmuls for `seconds` (util and power)."""
+    return (f"import torch, time\nx = torch.empty({gib} * 1024**3, dtype=torch.uint8, device='cuda')\n"
+            f"y = torch.randn(8192, 8192, device='cuda')\nprint('holding', flush=True)\nt = time.time()\n"
+            f"while time.time() - t < {seconds}:\n    y = y @ y.T; y = y / y.norm()\ntorch.cuda.synchronize()\n")
+
+
+HOLDER = holder_code(HOLD_GIB, 25)
 
 
 def raw_answers() -> dict:

@@ -25,19 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import pynvml  # noqa: E402
 
 from console.core.telemetry.nvml import NvmlPoller  # noqa: E402
-from tests.gpu.capture_nvml import nvidia_smi, raw_answers  # noqa: E402
+from tests.gpu.capture_nvml import holder_code, nvidia_smi, raw_answers  # noqa: E402
 
 HOLD_GIB = 7
-HOLDER = f"""
-import torch, time
-x = torch.empty({HOLD_GIB} * 1024**3, dtype=torch.uint8, device='cuda')
-y = torch.randn(8192, 8192, device='cuda')
-print('holding', flush=True)
-t = time.time()
-while time.time() - t < 40:
-    y = y @ y.T; y = y / y.norm()
-torch.cuda.synchronize()
-"""
+HOLDER = holder_code(HOLD_GIB, 40)
 
 
 def panel_text(app, selector: str) -> str:

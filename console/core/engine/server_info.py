@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from console.core.arm import Arm
+from console.core.arm import json_int as _i
 
 SIM_PREFIX = "sim:"
 
@@ -97,16 +98,6 @@ class ServerInfo:
 
     def model_name(self) -> str:
         return self.served_model_name or self.model_path or "default"
-
-
-def _i(v: Any) -> int | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    return None
 
 
 def _f(v: Any) -> float | None:
