@@ -1,4 +1,5 @@
-"""The console's engine room, shared by the TUI and the headless CLI.
+"""The console's engine room, shared by the TUI and the headless CLI (lifecycle here; telemetry.py and cells.py are
+its other two parts).
 
 `Runtime` launches an engine from a profile (or attaches to a running server), keeps the live state the
 dashboard shows (`RuntimeState`, refreshed by one telemetry task: engine watchdog and monitor tick every
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,22 +26,19 @@ from console.core.launch.preflight import has_errors, preflight
 from console.core.launch.process import EngineDied, EngineProcess, EngineTimeout, describe_exit
 from console.core.launch.profile import Profile, profile_from_server_info, profile_to_toml
 from console.core.redaction import redact_argv
-from console.core.run.cell import CellProtocol, CellResult, is_transport_error, run_cell
-from console.core.measure.records import RequestRecord
 from console.core.run.monitor import LiveMonitor
-from console.core.sessions.store import CellWriter, Session, load_rows, node_fingerprint, read_json, sessions_root
+from console.core.sessions.store import Session, node_fingerprint, sessions_root
 from console.core.telemetry.nvml import NvmlPoller
-from console.core.workload.prompts import load_set
+from console.core.run.cells import Cells
+from console.core.run.telemetry import Telemetry
 from console.core.run.events import (
-    Attached, CellFinished, CellStarted, CellStatus, Died, Event, Failed, Launching, Preflight, Ready, RequestFinished,
-    Startup, Stopped,
+    Attached, Died, Event, Failed, Launching, Preflight, Ready, Startup, Stopped,
 )
 from console.core.launch.ports import free_port, port_in_use
-from console.core.run.resume import _spec_dict, check_resumable
-from console.core.run.state import ArmRecord, CellProgress, KEEP_ROWS, RuntimeState
+from console.core.run.state import ArmRecord, RuntimeState
 from console.core.fmt import utc_iso
 
-class Runtime:
+class Runtime(Telemetry, Cells):
     def __init__(
         self,
         *,
@@ -280,221 +278,20 @@ class Runtime:
 
     # --- telemetry ---------------------------------------------------------------------------
 
-    def _engines_alive(self) -> bool:
-        return all(e.alive for e in [self.engine, *self.node_engines] if e is not None)
 
-    def _report_death(self) -> None:
-        """Mark the launched engine dead and say why, once."""
-        if self.state.phase == "dead" or self.engine is None:
-            return
-        dead = next((e for e in [self.engine, *self.node_engines] if not e.alive), None)
-        if dead is None:
-            return
-        reason = dead.death_reason() if dead is self.engine else \
-            f"node rank {self.node_engines.index(dead) + 1}: {dead.death_reason()}"
-        self.state.phase = "dead"
-        self.state.error = reason
-        self._emit(Died(reason, str(dead.log_path)))
 
-    def _start_telemetry(self) -> None:
-        if self._telemetry is None or self._telemetry.done():
-            self._telemetry = asyncio.create_task(self._telemetry_loop())
 
-    def _busy(self) -> bool:
-        """Requests in flight or a cell running: telemetry polls at full rate; otherwise it slows down."""
-        if self.state.cell is not None and self.state.cell.running:
-            return True
-        return self.stream is not None and any(not x.done for x in self.stream.inflight.values())
 
-    async def _telemetry_loop(self) -> None:
-        """Every 250 ms: engine watchdog, log tail, monitor tick. /metrics and NVML every 1 s while busy, every
-        5 s when idle (nothing moves, and an idle console should cost the node ~nothing); NVML not at all after
-        it reported no driver; /server_info every 5 s busy, 15 s idle."""
-        tick = 0
-        last_metrics = last_info = -1e9
-        while True:
-            try:
-                if self.engine is not None and self.state.phase == "ready" and not self._engines_alive():
-                    self._report_death()
-                elif self.engine is not None:
-                    self.engine.read_log()
-                self.state.live = self.monitor.tick()
-                now = time.monotonic()
-                busy = self._busy()
-                if self.state.phase in ("ready", "attached"):
-                    if now - last_metrics >= (1.0 if busy else 5.0):
-                        last_metrics = now
-                        await self._poll_metrics()
-                        if self.state.gpu is None or self.state.gpu.state != "no_driver":
-                            self.state.gpu = await asyncio.to_thread(self.nvml.sample)
-                    if now - last_info >= (5.0 if busy else 15.0):
-                        last_info = now
-                        try:
-                            self._have_server(await self.admin.server_info())  # type: ignore[union-attr]
-                        except AdminError:
-                            pass
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:  # telemetry must never die silently: keep the last cause visible
-                self.state.metrics_error = f"telemetry: {type(e).__name__}: {e}"
-            tick += 1
-            await asyncio.sleep(0.25)
 
-    async def _poll_metrics(self) -> None:
-        srv = self.state.server
-        if srv is not None and not srv.enable_metrics:
-            self.state.metrics_error = "server runs without --enable-metrics: live KV usage unavailable"
-            return
-        try:
-            self.state.metrics = await self.admin.metrics()  # type: ignore[union-attr]
-            self.state.metrics_error = None
-        except AdminError as e:
-            self.state.metrics_error = str(e)
 
     # --- cells -------------------------------------------------------------------------------
 
-    def _cell_manifest(self, proto: CellProtocol, pset, label: str) -> dict[str, Any]:
-        info = self.state.server
-        return {
-            "schema": 1,
-            "label": label,
-            "profile": self.state.profile_name,
-            "mode": self.state.mode,
-            "base_url": self.state.base_url,
-            "launch_argv": self.state.argv,
-            "server_args": {k: v for k, v in (info.raw if info else {}).items() if k != "internal_states"},
-            "engine_version": info.version if info else None,
-            "speculative": _spec_dict(info),
-            "arm": info.arm.to_json() if info is not None else None,
-            "kv_capacity_tokens": info.max_total_num_tokens if info else None,
-            "kv_cache_dtype": info.kv_cache_dtype if info else None,
-            "prompt_set": {"name": pset.name, "sha256": pset.sha256, "count": len(pset), "window": pset.window},
-            "protocol": asdict(proto),
-            "node_usd_per_hour": self.profile.node_usd_per_hour if self.profile else None,
-            "simulated": self.state.simulated,
-            "sim_time_scale": self.state.sim_time_scale,
-            "started_utc": utc_iso(),
-            "complete": False,
-        }
 
-    async def run_cell(self, proto: CellProtocol, label: str | None = None, resume_dir: Path | None = None) -> CellResult:
-        """Run a cell into a new cell directory, or continue the one in `resume_dir`: its finished rows are
-        kept as they are and only the missing request ids are sent (same prompt-set hash and server
-        configuration required)."""
-        if self.state.phase not in ("ready", "attached"):
-            raise RuntimeError(f"no server to measure (state: {self.state.phase}); launch or attach first")
-        if self.state.cell is not None and self.state.cell.running:
-            raise RuntimeError("a cell is already running; wait for it or stop it")
-        assert self.session is not None and self.stream is not None and self.admin is not None
-        pset = load_set(proto.prompt_set)
-        info = self.state.server
-        done_rows: list[RequestRecord] = []
-        if resume_dir is not None:
-            writer = CellWriter(Path(resume_dir))
-            manifest = read_json(writer.manifest_path)
-            check_resumable(manifest, pset, info, self.state.sim_time_scale)
-            label = manifest.get("label") or label or writer.dir.name
-            # a request cut by a transport failure (engine gone) did not finish: send it again
-            done_rows = [r for r in load_rows(writer.dir) if not r.warmup and not is_transport_error(r)]
-            resumed = manifest.get("resumed") or []
-            resumed.append({"utc": utc_iso(), "rows_before": len(done_rows),
-                            "launch_argv": self.state.argv})
-            writer.update_manifest(resumed=resumed, complete=False)
-        else:
-            label = label or f"{pset.name}-n{proto.n}-m{proto.max_tokens}-c{proto.concurrency}"
-            writer = self.session.new_cell(label)
-            writer.write_manifest(self._cell_manifest(proto, pset, label))
-        prog = CellProgress(label=label, total=proto.n, cell_dir=str(writer.dir), done=len(done_rows),
-                            rows=list(done_rows), arm_index=len(self.state.arms) - 1 if self.state.arms else None,
-                            prompt_set=pset.name)
-        self.state.cell = prog
-        self._stop_cell = False
-        self.monitor.reset_recent()
 
-        runtime = self
-
-        class Obs:
-            def cell_event(self, kind: str, **data: Any) -> None:
-                if kind == "status":
-                    prog.status = data["text"]
-                    runtime._emit(CellStatus(data["text"]))
-                elif kind == "request_finished":
-                    rec: RequestRecord = data["record"]
-                    prog.rows.append(rec)
-                    prog.done = data["done"]
-                    runtime.monitor.record_finished(rec)
-                    runtime._emit(RequestFinished(rec, data["done"], data["total"]))
-                elif kind == "started":
-                    runtime._emit(CellStarted(label, proto.n, str(writer.dir)))
-
-        try:
-            result = await run_cell(
-                self.stream, self.admin, pset, proto, writer=writer, model=info.model_name() if info else "default",
-                num_draft_tokens=info.arm.draft_tokens if info and info.arm.speculative else None,
-                observer=Obs(), should_stop=lambda: self._stop_cell, done_rows=done_rows,
-                engine_alive=self._engines_alive if self.engine is not None else None,
-            )
-        finally:
-            prog.running = False
-            if self.engine is not None and not self._engines_alive():
-                self._report_death()  # now, not at the next telemetry tick
-        prog.summary = result.summary
-        prog.rows = prog.rows[-KEEP_ROWS:]  # the figures are in the summary, every row on disk: memory stays flat
-        prog.status = "interrupted: the engine died" if result.interrupted else (
-            "cancelled" if result.cancelled else "done")
-        pf = self._pending_forecast
-        if pf is not None and pf[0] == prog.arm_index and pf[1] == pset.name and result.summary.median_tok_s:
-            fc = pf[2]
-            pt = fc.points[0] if fc.points else None
-            if pt is not None:
-                prog.forecast_cmp = {"depth": pt.depth, "predicted_tok_s": pt.tok_s, "predicted_tau": pt.tau,
-                                     "measured_tok_s": result.summary.median_tok_s,
-                                     "measured_tau": result.summary.tau,
-                                     "error_pct": 100.0 * (pt.tok_s / result.summary.median_tok_s - 1.0),
-                                     "forecast": fc.to_json()}
-                writer.update_manifest(forecast_vs_measured=prog.forecast_cmp)
-                self._pending_forecast = None
-        self.state.cells_done.append(prog)
-        self._emit(CellFinished(result.summary, str(writer.dir), label, result.cancelled))
-        return result
-
-    def request_stop_cell(self) -> None:
-        self._stop_cell = True
 
     # --- stop --------------------------------------------------------------------------------
 
-    def forecast_base(self) -> "CellProgress | None":
-        """The cell a forecast of the running arm starts from: its latest measured cell with per-position
-        acceptance, preferring a measurement cell to the short anchor."""
-        arm = len(self.state.arms) - 1
-        cells = [c for c in self.state.cells_done if c.arm_index == arm and c.summary is not None
-                 and c.summary.per_position_acceptance and c.summary.median_tok_s and c.summary.tau and c.cell_dir]
-        if not cells:
-            return None
-        return next((c for c in reversed(cells) if c.label != "anchor"), cells[-1])
 
-    def forecast_for(self, flip) -> tuple[Any, str]:
-        """(Forecast | None, note): price a depth flip from the running arm's forecast base (the one forecast,
-        sessions.browse.cell_forecast, with its verify-tax policy)."""
-        from console.core.sessions.browse import cell_forecast
-        info = self.state.server
-        if flip.kind not in ("depth+", "depth-"):
-            return None, "a different drafter or KV dtype is a new measurement (run it, then pair)"
-        if info is None or not info.arm.speculative:
-            return None, "the running arm has no drafter"
-        base = self.forecast_base()
-        if base is None:
-            return None, "no measured cell with per-position acceptance on this arm yet (r runs one)"
-        new_depth = flip.after.arm.depth
-        try:
-            cf = cell_forecast(Path(base.cell_dir), [new_depth])
-        except ValueError as e:
-            return None, str(e)
-        s = base.summary
-        note = f"cell '{base.label}' (n={s.n_included}, {base.prompt_set})"
-        if base.label == "anchor":
-            note += " — the short anchor set; a cell at your target workload forecasts better"
-        return cf.forecast, note
 
     def last_startup_s(self) -> float | None:
         for a in reversed(self.state.arms):
@@ -502,26 +299,6 @@ class Runtime:
                 return a.startup_s
         return None
 
-    async def run_anchor(self, proto: CellProtocol | None = None) -> CellResult:
-        """The anchor: the short pinned health cell, run on every arm right after launch (docs/measurement.md#cells-anchors-pairs); its
-        median lands on the arm record, as % of the profile's reference when one is set."""
-        from console.core.run.cell import ANCHOR_PROTOCOL
-        p = proto or ANCHOR_PROTOCOL
-        if self.profile is not None and self.profile.anchor_prompts and proto is None:
-            p = replace(p, prompt_set=self.profile.anchor_prompts)
-        res = await self.run_cell(p, label="anchor")
-        if self.state.arms:
-            arm = self.state.arms[-1]
-            arm.anchor_median_tok_s = res.summary.median_tok_s
-            arm.anchor_tau = res.summary.tau
-            arm.anchor_n = res.summary.n_included
-            ref = self.profile.anchor_reference_tok_s if self.profile else None
-            if ref and res.summary.median_tok_s:
-                arm.anchor_pct = 100.0 * res.summary.median_tok_s / ref
-            self.session.add_arm({"profile": arm.profile, "anchor_median_tok_s": arm.anchor_median_tok_s,  # type: ignore[union-attr]
-                                  "anchor_tau": arm.anchor_tau, "anchor_pct": arm.anchor_pct,
-                                  "kv_capacity_tokens": arm.kv_capacity_tokens})
-        return res
 
     async def relaunch(self, profile: Profile, anchor: bool = True, forecast: Any = None,
                        forecast_prompt_set: str | None = None) -> None:
@@ -558,14 +335,6 @@ class Runtime:
         if anchor:
             await self.run_anchor()
 
-    async def _stop_telemetry(self) -> None:
-        if self._telemetry is not None:
-            self._telemetry.cancel()
-            try:
-                await self._telemetry
-            except (asyncio.CancelledError, Exception):
-                pass
-            self._telemetry = None
 
     async def stop(self) -> None:
         await self._stop_telemetry()
