@@ -56,7 +56,8 @@ def status_line(state: RuntimeState, now_monotonic: float) -> Text:
     return t
 
 
-def badge_text(state: RuntimeState) -> Text:
+def badge_text(state: RuntimeState, compact: bool = False) -> Text:
+    """Phase and SIMULATED badges; `compact` (the 80×24 server panel) keeps the twin's time scale to ' ×S'."""
     t = Text()
     phase = state.phase
     style = {"ready": "bold black on green", "attached": "bold black on green", "launching": "bold black on yellow",
@@ -66,7 +67,8 @@ def badge_text(state: RuntimeState) -> Text:
         t.append(" ")
         t.append(" SIMULATED ", style="bold black on magenta")
         if state.sim_time_scale and state.sim_time_scale != 1:
-            t.append(f" time ×{state.sim_time_scale:g}: figures are the modelled node's", style="magenta")
+            t.append(f" ×{state.sim_time_scale:g}" if compact else
+                     f" time ×{state.sim_time_scale:g}: figures are the modelled node's", style="magenta")
     return t
 
 
@@ -104,7 +106,7 @@ def _server_compact(state: RuntimeState) -> RenderableType:
     """The server at 80×24: status, the drafter in force, KV dtype and TP, the URL (the profile is in the header
     and the status line)."""
     s = state.server
-    parts: list[RenderableType] = [badge_text(state)]
+    parts: list[RenderableType] = [badge_text(state, compact=True)]
     if s is not None:
         parts.append(Text(s.arm.compact(), no_wrap=True, overflow="ellipsis"))
         parts.append(Text(f"KV {s.kv_cache_dtype or 'auto'} · mem {num(s.mem_fraction_static, '.3f')} · "
