@@ -1,0 +1,55 @@
+"""Differential wire tests: the same requests to a real SGLang 0.5.23 server and to the engine twin.
+
+Opt-in like the real_sglang lane: `pytest -m real_sglang tests/differential` (the marker is deselected by the
+project's addopts). One real server at a time (module scope), and both servers are killed in teardown.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from tests.real_sglang.conftest import (
+    ENV_PY,
+    HOME,
+    INFO,
+    MODEL,
+    how_to_build,
+    start_server,
+    stop_server,
+)
+from tests.sim.twin_process import FAST, start_twin, stop_twin
+from tests.sim.twin_process import MODEL as TWIN_MODEL
+
+#: the twin launched like the real server where the flags make sense (no drafter: the real server has none)
+TWIN_ARGS = TWIN_MODEL + FAST + ["--mem-fraction-static", "0.96", "--enable-metrics", "--max-total-tokens", "8192",
+                                  "--sim-seed", "1"]
+#: (the twin models a GPU node: the real CPU lane's --mem-fraction-static 0.3 does not fit its Kimi weights)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "real_sglang: against a real SGLang 0.5.23 CPU server (opt-in)")
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    """(real, twin): a real SGLang server with --enable-metrics and the twin, both on ephemeral ports."""
+    if not INFO.exists() or not ENV_PY.exists() or not (MODEL / "model.safetensors").exists():
+        pytest.fail(f"no real-sglang environment at {HOME}: {how_to_build()}", pytrace=False)
+    d = tmp_path_factory.mktemp("differential")
+    twin = start_twin(TWIN_ARGS, d)  # first: it starts in a second, and a bad twin launch costs no real server
+    try:
+        real = start_server(d / "real.log", ["--enable-metrics"])
+    except BaseException as e:
+        stop_twin(twin)
+        if isinstance(e, RuntimeError):
+            pytest.fail(str(e), pytrace=False)
+        raise
+    sys.stderr.write(f"\ndifferential: real server ready in {real.startup_s:.1f} s\n")
+    try:
+        yield real.url, twin.url
+    finally:
+        stop_twin(twin)
+        left = stop_server(real)
+        assert not left, f"real server processes still alive after the stop: {sorted(left)}"

@@ -1,0 +1,40 @@
+"""The twin against the real server: the same requests, compared by shape (status, JSON keys and types, SSE
+event kinds and per-chunk fields, metric families, error messages where listed); never text or timing values."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.differential.allowlist import ALLOWED
+from tests.differential.wire import PROBES, compare, send
+
+pytestmark = pytest.mark.real_sglang
+
+
+@pytest.fixture(scope="module")
+def observed(pair) -> dict[str, list[str]]:
+    real, twin = pair
+    out = {}
+    with httpx.Client(timeout=120) as c:
+        mr = c.get(real + "/v1/models").json()["data"][0]["id"]
+        mt = c.get(twin + "/v1/models").json()["data"][0]["id"]
+        for p in PROBES:
+            out[p.name] = compare(p, send(c, real, mr, p), send(c, twin, mt, p))
+    return out
+
+
+@pytest.mark.parametrize("probe", [p.name for p in PROBES])
+def test_same_wire(observed, probe):
+    unlisted = [d for d in observed[probe] if d not in ALLOWED]
+    assert not unlisted, "differences not on tests/differential/allowlist.py:\n" + "\n".join(unlisted)
+
+
+def test_allowlist_still_observed(observed):
+    seen = {d for ds in observed.values() for d in ds}
+    stale = sorted(set(ALLOWED) - seen)
+    assert not stale, "allow-list entries no longer observed (remove them):\n" + "\n".join(stale)
+
+
+def test_allowlist_has_reasons():
+    assert all(isinstance(r, str) and len(r) > 10 for r in ALLOWED.values())
