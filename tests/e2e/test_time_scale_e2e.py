@@ -26,7 +26,8 @@ def bench(tmp: Path, scale: float) -> tuple[dict, str]:
     (profiles / "k26-eagle3-d6.toml").write_text(text.replace("port = 30000", f"port = {free_port()}"))
     cmd = [sys.executable, "-m", "console.cli", "bench", "--profile", "k26-eagle3-d6", "--sim", "--prompts", "health",
            "--n", "4", "--max-tokens", "96", "--warmup", "0", "--sim-time-scale", f"{scale:g}",
-           "--sim-arg=--sim-startup-scale=1000", "--sessions", str(tmp / f"s-{scale:g}"), "--json"]
+           "--sim-arg=--sim-startup-scale=1000", "--sim-arg=--sim-launch-seed=7",  # the same launch draw at both scales
+           "--sessions", str(tmp / f"s-{scale:g}"), "--json"]
     r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
                        env={**os.environ, "SERVING_CONSOLE_PROFILES": str(profiles), "PYTHONUNBUFFERED": "1"})
     assert r.returncode == 0, r.stderr[-3000:]
