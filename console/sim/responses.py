@@ -55,6 +55,23 @@ class ResponseShaping:
                                               media_type="text/event-stream")
         return StreamingResponse(events, media_type="text/event-stream")
 
+    def _sse_frame(self, req: SimRequest, rec: TraceRecord, events: AsyncIterator[str]) -> AsyncIterator[str]:
+        """A request's SSE stream: its events, then `data: [DONE]` and the trace's finish; a request whose client
+        left before the end is aborted on the engine (as SGLang aborts on disconnect)."""
+        async def gen() -> AsyncIterator[str]:
+            try:
+                async for ev in events:
+                    yield ev
+                rec.chunk(0)
+                yield wire.SSE_DONE
+                self.trace.finish(rec, req)
+            finally:
+                await events.aclose()
+                if not req.finished:
+                    self.runtime.abort(req)
+
+        return gen()
+
     def _e2e(self, req: SimRequest) -> float:
         return (req.finish_s or self.engine.clock) - req.arrival_s
 
@@ -76,52 +93,42 @@ class ResponseShaping:
         async def gen() -> AsyncIterator[str]:
             sent_chars = sent_tokens = 0
             first = True
-            try:
-                while (out := await handle.next()) is not None:
-                    n = out.completion_tokens
-                    if out.finished and refused(req):  # an abort with a status code: one error event
-                        rec.chunk(0)
-                        yield wire.sse({"error": {"object": "error", "message": req.finish_reason["message"],
-                                                  "type": "SERVICE_UNAVAILABLE", "param": None, "code": 503}})
-                        rec.chunk(0)
-                        yield wire.SSE_DONE
-                        self.trace.finish(rec, req)
-                        return
-                    if first:
-                        first = False
-                        rec.chunk(0)
-                        yield wire.chat_chunk(rid, created, model, role="assistant", content="")
-                    text = req.text(n)
-                    delta = text[sent_chars:]
-                    if delta:
-                        sent_chars = len(text)
-                        u = wire.usage(req.prompt_tokens, n, req.cached_tokens if cache_report else None) \
-                            if continuous else None
-                        rec.chunk(n - sent_tokens)
-                        sent_tokens = n
-                        yield wire.chat_chunk(rid, created, model, content=delta, usage_=u)
-                    if out.finished:
-                        break
-                reason, matched = wire.chat_finish(req)
-                rec.chunk(req.n_out - sent_tokens)
-                yield wire.chat_chunk(rid, created, model, finish_reason=reason, matched_stop=matched)
-                if want_spec and self.cfg.is_spec:
-                    details = wire.spec_tokens_details(wire.spec_metrics(req, self.cfg.spec_draft_tokens))
-                    if details is not None:
-                        rec.chunk(0)
-                        yield wire.sglext_chunk(rid, created, model, details)
-                if include_usage:
+            while (out := await handle.next()) is not None:
+                n = out.completion_tokens
+                if out.finished and refused(req):  # an abort with a status code: one error event
                     rec.chunk(0)
-                    yield wire.usage_chunk(rid, created, model, wire.usage(
-                        req.prompt_tokens, req.n_out, req.cached_tokens if cache_report else None))
+                    yield wire.sse({"error": {"object": "error", "message": req.finish_reason["message"],
+                                              "type": "SERVICE_UNAVAILABLE", "param": None, "code": 503}})
+                    return
+                if first:
+                    first = False
+                    rec.chunk(0)
+                    yield wire.chat_chunk(rid, created, model, role="assistant", content="")
+                text = req.text(n)
+                delta = text[sent_chars:]
+                if delta:
+                    sent_chars = len(text)
+                    u = wire.usage(req.prompt_tokens, n, req.cached_tokens if cache_report else None) \
+                        if continuous else None
+                    rec.chunk(n - sent_tokens)
+                    sent_tokens = n
+                    yield wire.chat_chunk(rid, created, model, content=delta, usage_=u)
+                if out.finished:
+                    break
+            reason, matched = wire.chat_finish(req)
+            rec.chunk(req.n_out - sent_tokens)
+            yield wire.chat_chunk(rid, created, model, finish_reason=reason, matched_stop=matched)
+            if want_spec and self.cfg.is_spec:
+                details = wire.spec_tokens_details(wire.spec_metrics(req, self.cfg.spec_draft_tokens))
+                if details is not None:
+                    rec.chunk(0)
+                    yield wire.sglext_chunk(rid, created, model, details)
+            if include_usage:
                 rec.chunk(0)
-                yield wire.SSE_DONE
-                self.trace.finish(rec, req)
-            finally:
-                if not req.finished:
-                    self.runtime.abort(req)
+                yield wire.usage_chunk(rid, created, model, wire.usage(
+                    req.prompt_tokens, req.n_out, req.cached_tokens if cache_report else None))
 
-        return gen()
+        return self._sse_frame(req, rec, gen())
 
     async def chat_response(self, req: SimRequest, handle: RequestHandle, rec: TraceRecord,
                             body: dict[str, Any]) -> dict[str, Any] | Response:
@@ -161,24 +168,17 @@ class ResponseShaping:
     def generate_stream(self, req: SimRequest, handle: RequestHandle, rec: TraceRecord) -> AsyncIterator[str]:
         async def gen() -> AsyncIterator[str]:
             first, sent = True, 0
-            try:
-                while (out := await handle.next()) is not None:
-                    n = out.completion_tokens
-                    meta = self._meta(req, n, out.finished, time.time() if first else None)
-                    first = False
-                    rec.chunk(n - sent)
-                    sent = n
-                    yield wire.sse({"text": req.text(n), "output_ids": req.output_ids(n), "meta_info": meta})
-                    if out.finished:
-                        break
-                rec.chunk(0)
-                yield wire.SSE_DONE
-                self.trace.finish(rec, req)
-            finally:
-                if not req.finished:
-                    self.runtime.abort(req)
+            while (out := await handle.next()) is not None:
+                n = out.completion_tokens
+                meta = self._meta(req, n, out.finished, time.time() if first else None)
+                first = False
+                rec.chunk(n - sent)
+                sent = n
+                yield wire.sse({"text": req.text(n), "output_ids": req.output_ids(n), "meta_info": meta})
+                if out.finished:
+                    break
 
-        return gen()
+        return self._sse_frame(req, rec, gen())
 
     async def generate_response(self, req: SimRequest, handle: RequestHandle,
                                 rec: TraceRecord) -> dict[str, Any] | Response:
