@@ -6,8 +6,10 @@ project's addopts). One real server at a time (module scope), and both servers a
 
 from __future__ import annotations
 
+import os
 import sys
 
+import httpx
 import pytest
 
 from tests.real_sglang.conftest import (
@@ -25,6 +27,9 @@ from tests.sim.twin_process import MODEL as TWIN_MODEL
 #: the twin launched like the real server where the flags make sense (no drafter: the real server has none)
 TWIN_ARGS = TWIN_MODEL + FAST + ["--mem-fraction-static", "0.96", "--enable-metrics", "--max-total-tokens", "8192",
                                   "--sim-seed", "1"]
+#: a real server already running (`SC_DIFF_REAL_URL=http://127.0.0.1:PORT`) to reuse instead of starting one; for
+#: developing twin fixes while other work shares the machine (CI never sets it)
+SHARED_REAL = "SC_DIFF_REAL_URL"
 #: (the twin models a GPU node: the real CPU lane's --mem-fraction-static 0.3 does not fit its Kimi weights)
 
 
@@ -38,6 +43,19 @@ def pair(tmp_path_factory):
     if not INFO.exists() or not ENV_PY.exists() or not (MODEL / "model.safetensors").exists():
         pytest.fail(f"no real-sglang environment at {HOME}: {how_to_build()}", pytrace=False)
     d = tmp_path_factory.mktemp("differential")
+    shared = os.environ.get(SHARED_REAL)
+    if shared:  # a developer's already-running real server (started like start_server with --enable-metrics)
+        try:
+            httpx.get(shared + "/ready", timeout=5).raise_for_status()
+        except httpx.HTTPError as e:
+            pytest.fail(f"${SHARED_REAL}={shared} is not a ready SGLang server ({e}); unset it or start one",
+                        pytrace=False)
+        twin = start_twin(TWIN_ARGS, d)
+        try:
+            yield shared, twin.url
+        finally:
+            stop_twin(twin)
+        return
     twin = start_twin(TWIN_ARGS, d)  # first: it starts in a second, and a bad twin launch costs no real server
     try:
         real = start_server(d / "real.log", ["--enable-metrics"])
