@@ -63,16 +63,57 @@ def _o200k():
         return None
 
 
+#: characters per encoder call: at most 4 tokens a character (UTF-8 bytes) keeps a chunk under the encoder's
+#: 200k-token limit and its 1M-character guard, both of which raise
+_CHUNK_CHARS = 50_000
+#: above this many characters the count is a bounded estimate: _SAMPLE_CHUNKS evenly spaced chunks are encoded
+#: and their tokens per character scaled to the whole text (a prompt that long is refused for its length anyway)
+_EXACT_CHARS = 2_000_000
+_SAMPLE_CHUNKS = 40
+
+
+def _chunks(text: str, starts: Iterable[int]) -> Iterable[str]:
+    """`text[s:s + _CHUNK_CHARS]` for each start, each end moved back to just before a space (a word's piece
+    starts there in o200k's pre-tokenizer, so the split changes the count by nothing or almost nothing)."""
+    n = len(text)
+    for s in starts:
+        e = min(n, s + _CHUNK_CHARS)
+        if e < n:
+            cut = text.rfind(" ", e - 1000, e)
+            e = cut if cut > s else e
+        yield text[s:e]
+
+
+def _encode_len(enc: Any, text: str) -> int:
+    if len(text) <= _CHUNK_CHARS:
+        return len(enc.encode(text))
+    total, s, n = 0, 0, len(text)
+    while s < n:
+        piece = next(iter(_chunks(text, (s,))))
+        total += len(enc.encode(piece))
+        s += len(piece)
+    return total
+
+
 @lru_cache(maxsize=512)
 def count_tokens(text: str) -> int:
-    """o200k_base token count of `text` (0 for the empty string). Cached: chat clients resend the same long
-    system prompt and history every turn."""
+    """o200k_base token count of `text` (0 for the empty string); never raises. Exact up to _EXACT_CHARS
+    characters (encoded in chunks), a sampled estimate above. Cached: chat clients resend the same long system
+    prompt and history every turn."""
     if not text:
         return 0
     enc = _o200k()
     if enc is None:
         return estimate_tokens(text)
-    return len(enc.encode(text))
+    try:
+        if len(text) <= _EXACT_CHARS:
+            return _encode_len(enc, text)
+        step = (len(text) - _CHUNK_CHARS) // (_SAMPLE_CHUNKS - 1)
+        sample = list(_chunks(text, range(0, step * _SAMPLE_CHUNKS, step)))
+        chars = sum(len(c) for c in sample)
+        return max(1, round(sum(len(enc.encode(c)) for c in sample) * len(text) / chars))
+    except Exception:  # the encoder's own limits or a text it cannot take: the vocabulary-free estimate
+        return estimate_tokens(text)
 
 
 def _content_tokens(content: Any, tokens_per_image: int) -> int:
