@@ -29,6 +29,7 @@ from .args import ServerConfig
 from .deployment import Deployment
 from .memory import MemoryPlan, effective_max_running_requests
 from .steptime import NodeState, StepTimeModel
+from .scripted import match_stop_regex
 from .tokens import WordStream
 
 
@@ -53,6 +54,10 @@ class SimRequest:
     ignore_eos: bool = False
     stop: tuple[str, ...] = ()
     stop_token_ids: frozenset[int] = frozenset()
+    stop_regex: tuple[str, ...] = ()  #: SGLang's stop_regex: stops at the token completing a match (text kept)
+    #: scripted output (constrained decoding, tool calls, reasoning; console/sim/scripted.py): wraps the request's
+    #: free text stream; may end it (`eos_at`) and holds EOS off before `free_from`
+    words_factory: Callable[[str, Any], Any] | None = None
     domain: str = "chat"
     prompt_hash: int = 0
     prefix_keys: list[tuple[int, int]] = field(default_factory=list)  #: (hash, tokens) prefixes, ascending
@@ -317,6 +322,8 @@ class Engine:
         req.rng = random.Random(key)
         req.accept_rng = random.Random(f"accept:{launch_key}")
         req.words = WordStream(key)
+        if req.words_factory is not None:
+            req.words = req.words_factory(key, req.words)
         req.eos_id = self.dep.model.eos_token_id
         req.jitter = max(0.9, random.Random(f"jitter:{launch_key}").gauss(1.0, v.request_jitter))
         if self.drafter is not None and self.k_max > 0:
@@ -585,7 +592,14 @@ class Engine:
         r.words.ensure(start + n)
         ids = r.words.ids
         take, eos, reason = n, False, None
+        eos_at, free_from = getattr(r.words, "eos_at", None), getattr(r.words, "free_from", 0)
         for i in range(n):
+            if eos_at is not None and start + i >= eos_at:  # a scripted output's grammar ended: EOS
+                take, eos = i + 1, True
+                reason = {"type": "stop", "matched": self.dep.model.eos_token_id}
+                break
+            if start + i < free_from:
+                continue  # inside a scripted part: no EOS draw
             if self.eos_rate > 0 and not r.ignore_eos and r.rng.random() < self.eos_rate:
                 take, eos = i + 1, True
                 reason = {"type": "stop", "matched": self.dep.model.eos_token_id}
@@ -600,6 +614,12 @@ class Engine:
             if hit is not None:
                 vis_end, r.stop_cut, matched = hit
                 take, eos = vis_end - start, False
+                reason = {"type": "stop", "matched": matched}
+        if r.stop_regex and vis_end > start:
+            hit_re = match_stop_regex(r.stop_regex, r.words.pieces, start, vis_end)
+            if hit_re is not None:  # earlier than any stop string found above; SGLang keeps the matched text
+                vis_end, matched = hit_re
+                r.stop_cut, take, eos = None, vis_end - start, False
                 reason = {"type": "stop", "matched": matched}
         r.text_chars = r.stop_cut if r.stop_cut is not None else (
             r.text_chars + sum(len(p) for p in r.words.pieces[start:vis_end]))
