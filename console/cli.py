@@ -118,11 +118,20 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("report", help="recompute a session's or cell's figures from its rows")
     r.add_argument("dir", type=Path)
     r.add_argument("--json", action="store_true")
+    r.add_argument("--html", nargs="?", const="", default=None, metavar="OUT",
+                   help="write one self-contained HTML file (offline: no script, no fetch) for the session, cell, pair "
+                        "or campaign; default OUT: DIR.html beside DIR (docs/reports.md)")
+    r.add_argument("--plots", type=Path, default=None, metavar="PLOTS_DIR",
+                   help="also write each plot as SVG and PNG into PLOTS_DIR, with a markdown report linking them")
 
     pr = sub.add_parser("prompts", help="build or verify the pinned prompt sets")
     pr.add_argument("action", choices=("build", "verify"))
     pr.add_argument("--dir", type=Path, default=None, help="prompts directory (default ./prompts)")
 
+    from console.cli_probe import add_parser as add_probe_parser
+    add_probe_parser(sub, _target_args)
+    from console.cli_sweep import add_parser as add_sweep_parser
+    add_sweep_parser(sub)
     sub.add_parser("sim", help="the engine twin: takes sglang launch_server flags (see `serving-console sim --help`)",
                    add_help=False)
     return p
@@ -337,6 +346,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     from console.core.sessions.report import session_report
     if not args.dir.exists():
         raise ValueError(f"{args.dir}: no such session or cell directory")
+    from console.core.campaign.journal import is_campaign
+    if is_campaign(args.dir):  # a campaign: routing table, curves and ladders recomputed from its rows
+        from console.cli_sweep import cmd_report_campaign
+        return cmd_report_campaign(args)
+    if args.html is not None or args.plots is not None:
+        from console.core.report.html import write_report_files
+        for line in write_report_files(args.dir, html=args.html, plots=args.plots):
+            print(line)
+        return EXIT_OK
     from console.core.sessions.pairs import pair_files, recompute_pair, report_markdown
     pfiles = pair_files(args.dir)
     if pfiles:
@@ -554,7 +572,17 @@ def _pair_json(doc, ps, cmp, d) -> dict:
     }
 
 
-COMMANDS = {"pair": cmd_pair, "forecast": cmd_forecast, "tui": cmd_tui, "bench": cmd_bench, "report": cmd_report, "check": cmd_check, "launch": cmd_launch,
+def cmd_probe(args: argparse.Namespace) -> int:
+    from console.cli_probe import cmd_probe as run
+    return run(args, _runtime_factory)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from console.cli_sweep import cmd_sweep as run
+    return run(args)
+
+
+COMMANDS = {"sweep": cmd_sweep, "probe": cmd_probe, "pair": cmd_pair, "forecast": cmd_forecast, "tui": cmd_tui, "bench": cmd_bench, "report": cmd_report, "check": cmd_check, "launch": cmd_launch,
             "prompts": cmd_prompts}
 
 

@@ -61,9 +61,13 @@ ALLOWED: dict[str, set[str] | None] = {
                          "console.core.redaction", "console.core.sessions", "console.core.telemetry",
                          "console.core.workload"},
     "console.core.exits": {"console.core.engine", "console.core.launch"},
+    # shared reports (HTML, SVG/PNG plots) over the artifacts; a campaign's analysis when given one
+    "console.core.report": {"console", "console.core.fmt", "console.core.arm", "console.core.measure",
+                            "console.core.redaction", "console.core.sessions", "console.core.campaign"},
     # above core
     "console.ui": {"console.core.fmt", "console.core.arm", "console.core.exits", "console.core.launch", "console.core.measure",
-                   "console.core.run", "console.core.sessions", "console.core.telemetry", "console.core.workload"},
+                   "console.core.run", "console.core.sessions", "console.core.telemetry", "console.core.workload",
+                   "console.core.report"},
     "console.authoring": {"console.core.workload"},
     "console.sim": {"console.core.launch"},
     "console.cli": None,  # the entry point may import anything
