@@ -110,6 +110,7 @@ class SimOptions:
     launch_seed: int | None = None  #: --sim-launch-seed; None: drawn per process (a relaunch is not bit-identical)
     domain: str = "auto"
     eos_rate: float = 0.0
+    lengths: str = "domain"  #: --sim-lengths: "domain" (natural EOS per traffic domain, lengths.py) or "off"
     deployment: str | None = None
     faults: tuple[FaultSpec, ...] = ()  #: --sim-fault, parsed (see faults.py)
 
@@ -230,6 +231,11 @@ def build_sim_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
     g.add_argument("--sim-eos-rate", type=_probability, default=0.0, metavar="P",
                    help="Per-token probability of a natural end of sequence (ignored with ignore_eos). "
                         "Default: 0 (outputs run to max_tokens).")
+    g.add_argument("--sim-lengths", choices=("domain", "off"), default="domain",
+                   help="End-of-sequence model of requests that are not ignore_eos: 'domain' (default) draws a "
+                        "natural output length per request from its traffic domain's log-normal (the deployment "
+                        "file's [lengths]; the request then stops with EOS, finish_reason 'stop'); 'off': outputs "
+                        "run to max_tokens. See console/sim/lengths.py.")
     g.add_argument("--sim-deployment", default=None, metavar="PATH",
                    help="Deployment model file (TOML) with every engine-model parameter. Default: the shipped "
                         "Kimi-K2.6 on 4xB200 file (console/sim/deployments/kimi-k2.6-4xb200.toml).")
@@ -279,6 +285,7 @@ def parse_argv(argv: list[str], prog: str = DEFAULT_PROG) -> tuple[argparse.Name
         launch_seed=ns.sim_launch_seed,
         domain=ns.sim_domain,
         eos_rate=ns.sim_eos_rate,
+        lengths=ns.sim_lengths,
         deployment=ns.sim_deployment,
         faults=faults,
     )

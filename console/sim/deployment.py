@@ -15,6 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .lengths import LengthSpec
+
 DOMAINS = ("tool", "math", "code", "chat")
 DEFAULT_DEPLOYMENT = "kimi-k2.6-4xb200.toml"
 
@@ -249,6 +251,8 @@ class Deployment:
     startup: StartupSpec
     resolution: ResolutionSpec = field(default_factory=ResolutionSpec)
     drafters: dict[str, DrafterSpec] = field(default_factory=dict)
+    #: natural output length per traffic domain (`[lengths.<domain>]`, see lengths.py); empty: no EOS model
+    lengths: dict[str, LengthSpec] = field(default_factory=dict)
 
     def drafter_for(self, algorithm: str | None) -> DrafterSpec | None:
         """The drafter family modeling a resolved `speculative_algorithm` (None: no speculation)."""
@@ -322,6 +326,7 @@ def load_deployment(path: str | Path | None = None) -> Deployment:
             startup=_build(StartupSpec, raw["startup"], "startup"),
             resolution=resolution,
             drafters=drafters,
+            lengths={dom: _build(LengthSpec, d, f"lengths.{dom}") for dom, d in raw.get("lengths", {}).items()},
         )
     except KeyError as e:
         raise DeploymentError(f"{p}: missing section or key {e}") from None

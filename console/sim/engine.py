@@ -30,7 +30,8 @@ from .deployment import Deployment
 from .memory import MemoryPlan, effective_max_running_requests
 from .steptime import NodeState, StepTimeModel
 from .scripted import match_stop_regex
-from .tokens import WordStream
+from .lengths import natural_length
+from .text import TextStream
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,8 @@ class SimRequest:
     index: int = -1
     rng: random.Random | None = None  #: EOS draws (seeded like the text)
     accept_rng: random.Random | None = None  #: acceptance draws (seeded per launch too, unless greedy)
-    words: WordStream | None = None
+    words: TextStream | None = None
+    natural_len: int | None = None  #: completion tokens (EOS included) at which the model stops (None: no EOS)
     acceptance: AcceptanceState | None = None
     jitter: float = 1.0
     # --- progress -----------------------------------------------------------------------------------------------
@@ -281,6 +283,7 @@ class Engine:
         self.num_retracted_total = [0, 0, 0]  # requests, their input tokens, their output tokens
         self.last_retracted = 0
         self.eos_rate = cfg.sim.eos_rate
+        self.lengths_on = cfg.sim.lengths != "off" and bool(dep.lengths)
         self.prefix_cache = PrefixCache(enabled=not a.get("disable_radix_cache"))
         self.clock = 0.0
         self.waiting: deque[SimRequest] = deque()
@@ -321,7 +324,9 @@ class Engine:
         launch_key = key if req.temperature == 0 else f"{key}:launch:{self.launch_seed}"
         req.rng = random.Random(key)
         req.accept_rng = random.Random(f"accept:{launch_key}")
-        req.words = WordStream(key)
+        req.words = TextStream(key, req.domain)
+        if self.lengths_on and not req.ignore_eos:
+            req.natural_len = natural_length(self.dep.lengths, req.domain, key)
         if req.words_factory is not None:
             req.words = req.words_factory(key, req.words)
         req.eos_id = self.dep.model.eos_token_id
@@ -600,7 +605,9 @@ class Engine:
                 break
             if start + i < free_from:
                 continue  # inside a scripted part: no EOS draw
-            if self.eos_rate > 0 and not r.ignore_eos and r.rng.random() < self.eos_rate:
+            if (r.natural_len is not None and start + i + 1 >= max(r.natural_len, free_from + 1)) or (
+                    self.eos_rate > 0 and not r.ignore_eos and r.rng.random() < self.eos_rate):
+                # the natural length (lengths.py) reached, or the per-token EOS hazard drew one
                 take, eos = i + 1, True
                 reason = {"type": "stop", "matched": self.dep.model.eos_token_id}
                 break

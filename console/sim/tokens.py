@@ -6,14 +6,12 @@ regex estimate below (`estimate_tokens`: o200k-like pre-tokenizer, cost per piec
 English prose and code) is the fallback when that package is unavailable. `chat_prompt_tokens` adds the
 chat-template overhead of the served model (from the deployment).
 
-The output side is `WordStream`: pseudo-words (one word = one token) drawn from a fixed syllable vocabulary by a
-seeded generator, with light punctuation and paragraph breaks, so generated text is deterministic per seed.
+The output side (deterministic, token-true text) is console/sim/text.py.
 """
 
 from __future__ import annotations
 
 import json
-import random
 import re
 from functools import lru_cache
 from typing import Any, Iterable
@@ -166,80 +164,3 @@ def messages_text(messages: Iterable[dict[str, Any]]) -> str:
         if m.get("tool_calls"):
             out.append(json.dumps(m["tool_calls"]))
     return "\n".join(out)
-
-
-# ------------------------------------------------------------------------------------------------ output text
-
-_ONSETS = ("b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
-           "br", "ch", "cl", "dr", "fl", "gr", "pl", "pr", "sh", "st", "th", "tr")
-_NUCLEI = ("a", "e", "i", "o", "u", "ai", "ea", "io", "ou")
-_CODAS = ("", "", "", "n", "r", "s", "l", "m", "t", "nd", "st", "rk")
-
-
-def _build_vocabulary(size: int = 2048) -> list[str]:
-    rng = random.Random("sim-vocabulary-v1")
-    words: list[str] = []
-    seen: set[str] = set()
-    while len(words) < size:
-        n_syll = rng.choice((1, 1, 2, 2, 2, 3))
-        w = "".join(rng.choice(_ONSETS) + rng.choice(_NUCLEI) for _ in range(n_syll)) + rng.choice(_CODAS)
-        if w not in seen and 2 <= len(w) <= 11:
-            seen.add(w)
-            words.append(w)
-    return words
-
-
-VOCABULARY: list[str] = _build_vocabulary()
-#: Token id of vocabulary word i is WORD_ID_BASE + i (ids below the base are left to special tokens).
-WORD_ID_BASE = 1000
-#: Pseudo-tokens for punctuation and paragraph breaks.
-PERIOD_ID, COMMA_ID, NEWLINE_ID = 998, 997, 996
-_SPECIAL_TEXT = {PERIOD_ID: ".", COMMA_ID: ",", NEWLINE_ID: "\n\n"}
-
-
-class WordStream:
-    """Deterministic pseudo-text: token ids and their text pieces, generated lazily in blocks.
-
-    Roughly one word per token, a comma every ~14 and a period every ~11 tokens, a paragraph break every
-    ~90 tokens. `ids[i]` and `pieces[i]` are the i-th output token and its text (with its leading space).
-    """
-
-    BLOCK = 256
-
-    def __init__(self, seed: int | str) -> None:
-        self._rng = random.Random(seed)
-        self.ids: list[int] = []
-        self.pieces: list[str] = []
-        self._since_period = 0
-        self._start_of_sentence = True
-
-    def ensure(self, n: int) -> None:
-        """Generate tokens until at least `n` exist."""
-        rng, vocab = self._rng, VOCABULARY
-        while len(self.ids) < n:
-            for _ in range(self.BLOCK):
-                r = rng.random()
-                if self._since_period > 4 and r < 0.09:
-                    tok, piece = PERIOD_ID, "."
-                    self._since_period = 0
-                    self._start_of_sentence = True
-                elif self._since_period > 3 and r < 0.16:
-                    tok, piece = COMMA_ID, ","
-                elif self._start_of_sentence and self.ids and r > 0.989:
-                    tok, piece = NEWLINE_ID, "\n\n"
-                else:
-                    i = int(rng.random() * len(vocab))
-                    w = vocab[i]
-                    if self._start_of_sentence:
-                        w = w.capitalize()
-                    sep = "" if (not self.ids or self.ids[-1] == NEWLINE_ID) else " "
-                    tok, piece = WORD_ID_BASE + i, sep + w
-                    self._start_of_sentence = False
-                    self._since_period += 1
-                self.ids.append(tok)
-                self.pieces.append(piece)
-
-    def text(self, start: int, end: int) -> str:
-        """Text of tokens [start, end)."""
-        self.ensure(end)
-        return "".join(self.pieces[start:end])

@@ -14,7 +14,8 @@ from console.sim.domain import detect_domain
 from console.sim.engine import Engine, RequestOutput, SimRequest
 from console.sim.memory import OutOfMemory, plan_memory
 from console.sim.steptime import StepTimeModel
-from console.sim.tokens import WordStream, count_tokens
+from console.sim.text import TextStream
+from console.sim.tokens import count_tokens
 
 DEP = load_deployment()
 
@@ -209,17 +210,20 @@ def test_prefix_cache_hits_on_a_repeated_prompt():
 
 def test_stop_string_eos_and_stop_token():
     engine = build_engine(ARMS["nospec"])
-    words = WordStream("req:0:0")
+    words = TextStream("req:0:0", "chat")
     words.ensure(50)
-    target = words.pieces[20]
-    r = SimRequest(rid="s", prompt_tokens=100, max_new_tokens=200, prompt_hash=3, stop=(target,))
+    first = words.text(0, 50)
+    target = words.text(18, 21)  # three tokens' text, first seen ending at token 21
+    assert first.find(target) == len(words.text(0, 18))
+    r = SimRequest(rid="s", prompt_tokens=100, max_new_tokens=200, prompt_hash=3, stop=(target,), ignore_eos=True)
     run_requests(engine, [r])
     assert r.finish_reason == {"type": "stop", "matched": target}
-    assert not r.text().endswith(target) and target not in r.text()
+    assert r.text() == words.text(0, 18) and target not in r.text()
     assert r.n_out == 21
 
     eos_engine = build_engine(ARMS["eagle3-d6"])
     eos_engine.eos_rate = 0.05
+    eos_engine.lengths_on = False  # the per-token hazard alone
     e = SimRequest(rid="e", prompt_tokens=100, max_new_tokens=5000, prompt_hash=4)
     run_requests(eos_engine, [e])
     assert e.finish_reason == {"type": "stop", "matched": DEP.model.eos_token_id}
@@ -286,6 +290,7 @@ def test_optimistic_admission_without_ignore_eos_retracts_like_sglang():
     lines: list[str] = []
     engine = build_engine(ARMS["eagle3-d6"])
     engine.log = lines.append
+    engine.lengths_on = False  # outputs that run long without ignore_eos (no natural stop at ~60 tokens)
     reqs = [SimRequest(rid=f"r{i}", prompt_tokens=10_000, max_new_tokens=4096, domain="tool", prompt_hash=i)
             for i in range(40)]
     outs = run_requests(engine, reqs)
