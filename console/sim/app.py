@@ -13,8 +13,11 @@ from typing import Any, Callable
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
+from .completions import fan_out
+from .outputs import plan_chat, plan_plain
 from .requests import RequestError
 from .responses import _error
+from .runtime import RequestHandle, TraceRecord
 from .wire import VERSION
 from .server import FLUSH_OK, PROMETHEUS_CONTENT_TYPE, SimServer
 
@@ -71,6 +74,14 @@ def create_app(server: SimServer) -> FastAPI:
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
     app.add_middleware(GateMiddleware, server=server)
 
+    def submit_all(reqs: list[Any], endpoint: str) -> tuple[list[RequestHandle], list[TraceRecord]]:
+        handles, recs = [], []
+        for r in reqs:
+            h, rec = server.submit(r, endpoint)
+            handles.append(h)
+            recs.append(rec)
+        return handles, recs
+
     @app.get("/ready")
     async def ready() -> Response:
         return Response(status_code=200 if server.ready else 503)
@@ -119,14 +130,39 @@ def create_app(server: SimServer) -> FastAPI:
         try:
             body = await _json_body(request)
             req = server.chat_request(body)
-        except RequestError as e:
+            plan, factory, stop_re = plan_chat(body, server.cfg.args, req.domain)
+            n = body.get("n") or 1
+            if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+                raise RequestError("n must be a positive integer")
+        except (RequestError, ValueError) as e:
             return _error(str(e))
         if server.faults.http500 and (failed := server.http500("/v1/chat/completions")) is not None:
             return failed
-        handle, rec = server.submit(req, "/v1/chat/completions")
+        reqs = fan_out(req, n)
+        for r in reqs:
+            r.words_factory, r.stop_regex = factory, stop_re
+        handles, recs = submit_all(reqs, "/v1/chat/completions")
         if req.stream:
-            return server.stream_response(server.chat_stream(req, handle, rec, body), rec)
-        res = await server.chat_response(req, handle, rec, body)
+            return server.stream_response(server.chat_stream(reqs, handles, recs, body, plan), recs[0])
+        res = await server.chat_response(reqs, handles, recs, body, plan, request)
+        return res if isinstance(res, Response) else JSONResponse(res)
+
+    @app.post("/v1/completions")
+    async def completions(request: Request) -> Response:
+        try:
+            body = await _json_body(request)
+            reqs = server.completion_requests(body)
+            factory, stop_re = plan_plain(body)
+        except (RequestError, ValueError) as e:
+            return _error(str(e))
+        if server.faults.http500 and (failed := server.http500("/v1/completions")) is not None:
+            return failed
+        for r in reqs:
+            r.words_factory, r.stop_regex = factory, stop_re
+        handles, recs = submit_all(reqs, "/v1/completions")
+        if reqs[0].stream:
+            return server.stream_response(server.completion_stream(reqs, handles, recs, body), recs[0])
+        res = await server.completion_response(reqs, handles, recs, body, request)
         return res if isinstance(res, Response) else JSONResponse(res)
 
     @app.api_route("/generate", methods=["POST", "PUT"])
@@ -134,14 +170,15 @@ def create_app(server: SimServer) -> FastAPI:
         try:
             body = await _json_body(request)
             req = server.generate_request(body)
-        except RequestError as e:
+            req.words_factory, req.stop_regex = plan_plain(body.get("sampling_params") or {})
+        except (RequestError, ValueError) as e:
             return JSONResponse({"error": {"message": str(e)}}, status_code=400)
         if server.faults.http500 and (failed := server.http500("/generate")) is not None:
             return failed
         handle, rec = server.submit(req, "/generate")
         if req.stream:
             return server.stream_response(server.generate_stream(req, handle, rec), rec)
-        res = await server.generate_response(req, handle, rec)
+        res = await server.generate_response(req, handle, rec, request)
         return res if isinstance(res, Response) else JSONResponse(res)
 
     @app.api_route("/flush_cache", methods=["GET", "POST"])

@@ -61,8 +61,6 @@ class RequestParsing:
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages or not all(isinstance(m, dict) for m in messages):
             raise RequestError("messages must be a non-empty list of message objects")
-        if body.get("n") not in (None, 1):
-            raise RequestError("n > 1 is not supported by the engine twin")
         tools = body.get("tools") or body.get("functions")
         m = self.dep.model
         tool_tokens = chat_prompt_tokens([], tools, per_message=0, generation_prompt=0,

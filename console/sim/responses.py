@@ -1,14 +1,24 @@
-"""Shaping the twin's responses: SSE streams and JSON bodies of chat completions and /generate, with fault wrapping."""
+"""Shaping the twin's responses: SSE streams and JSON bodies of chat completions (n choices, logprobs, reasoning and
+tool-call parsing) and /generate, with fault wrapping and the abort of a non-streaming request whose client left."""
 
 from __future__ import annotations
 
+import asyncio
 import time
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Sequence
+
+from fastapi import Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
+from .completions import CompletionShaping
 from .engine import SimRequest
 from .faults import TRUNCATE, faulted_stream
+from .logprobs import chat_logprobs
+from .outputs import OutputPlan
 from .runtime import RequestHandle, TraceRecord
+from .shaping import (DISCONNECT_POLL_S, TRUNCATED_MSG, _error, disconnected_message, merged, refused,  # noqa: F401
+                      stream_flags)
+from .toolcalls import KimiStreamParser, parse_final
 from . import wire
 
 
@@ -28,23 +38,9 @@ class FaultStreamingResponse(StreamingResponse):
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-def _error(message: str, status: int = 400, err_type: str = "BadRequestError") -> JSONResponse:
-    """OpenAI-route error (ErrorResponse.model_dump())."""
-    return JSONResponse({"object": "error", "message": message, "type": err_type, "param": None, "code": status},
-                        status_code=status)
-
-
-def refused(req: SimRequest) -> bool:
-    """Aborted by the scheduler with an HTTP status (the queue was full): an error, not a finished answer."""
-    fr = req.finish_reason
-    return bool(fr) and fr.get("type") == "abort" and isinstance(fr.get("status_code"), int)
-
-
-TRUNCATED_MSG = "ASGI callable returned without completing response."
-
-
-class ResponseShaping:
-    """SimServer's answers: the SSE generators and JSON bodies of a submitted request."""
+class ResponseShaping(CompletionShaping):
+    """SimServer's answers: the SSE generators and JSON bodies of submitted requests (a request's `n` choices and
+    a batch's prompts are one engine request each, answered together)."""
 
     def stream_response(self, events: AsyncIterator[str], rec: TraceRecord) -> StreamingResponse:
         """The SSE response of a streaming request, with the stream faults of this request applied (if any)."""
@@ -55,109 +51,211 @@ class ResponseShaping:
                                               media_type="text/event-stream")
         return StreamingResponse(events, media_type="text/event-stream")
 
-    def _sse_frame(self, req: SimRequest, rec: TraceRecord, events: AsyncIterator[str]) -> AsyncIterator[str]:
-        """A request's SSE stream: its events, then `data: [DONE]` and the trace's finish; a request whose client
-        left before the end is aborted on the engine (as SGLang aborts on disconnect)."""
+    def _sse_frame(self, reqs: SimRequest | Sequence[SimRequest], recs: TraceRecord | Sequence[TraceRecord],
+                   events: AsyncIterator[str]) -> AsyncIterator[str]:
+        """A stream's SSE frame: its events, then `data: [DONE]` and the traces' finish; requests whose client
+        left before the end are aborted on the engine (as SGLang aborts on disconnect)."""
+        reqs = [reqs] if isinstance(reqs, SimRequest) else list(reqs)
+        recs = [recs] if isinstance(recs, TraceRecord) else list(recs)
+
         async def gen() -> AsyncIterator[str]:
             try:
                 async for ev in events:
                     yield ev
-                rec.chunk(0)
+                recs[0].chunk(0)
                 yield wire.SSE_DONE
-                self.trace.finish(rec, req)
+                for req, rec in zip(reqs, recs):
+                    self.trace.finish(rec, req)
             finally:
                 await events.aclose()
-                if not req.finished:
-                    self.runtime.abort(req)
+                for req in reqs:
+                    if not req.finished:
+                        self.runtime.abort(req)
 
         return gen()
+
+    async def _finish_all(self, reqs: Sequence[SimRequest], handles: Sequence[RequestHandle],
+                          request: Request | None) -> bool:
+        """Wait for every request's final output (non-streaming). Every DISCONNECT_POLL_S modelled seconds, look
+        for a client that left: then abort them all (their KV is freed at once) and return False."""
+        done = asyncio.ensure_future(asyncio.gather(*(self._drain(h) for h in handles)))
+        poll = DISCONNECT_POLL_S / max(self.cfg.sim.time_scale, 1e-9)
+        try:
+            while True:
+                finished, _ = await asyncio.wait({done}, timeout=poll)
+                if finished:
+                    return True
+                if request is not None and await request.is_disconnected():
+                    return False
+        finally:
+            if not done.done():
+                done.cancel()
+            for req in reqs:
+                if not req.finished:
+                    self.runtime.abort(req)
 
     def _e2e(self, req: SimRequest) -> float:
         return (req.finish_s or self.engine.clock) - req.arrival_s
 
-    def chat_stream(self, req: SimRequest, handle: RequestHandle, rec: TraceRecord,
-                    body: dict[str, Any]) -> AsyncIterator[str]:
+    def _usage_of(self, reqs: Sequence[SimRequest], n: int) -> dict[str, Any]:
+        """UsageProcessor: prompt (and cached) tokens once per prompt (every n-th request), completion and
+        reasoning tokens of all."""
+        cache = bool(self.cfg.args.get("enable_cache_report"))
+        firsts = list(reqs)[::max(1, n)]
+        return wire.usage(sum(r.prompt_tokens for r in firsts), sum(r.n_out for r in reqs),
+                          sum(r.cached_tokens for r in firsts) if cache else None,
+                          sum(wire.reasoning_tokens(r) for r in reqs))
+
+    def _spec_ext(self, reqs: Sequence[SimRequest], body: dict[str, Any]) -> Any:
+        """sglext.spec_tokens_details: one object, a list when n > 1 (None without speculation)."""
+        if not (body.get("return_spec_tokens_details") and self.cfg.is_spec):
+            return None
+        details = [d for d in (wire.spec_tokens_details(wire.spec_metrics(r, self.cfg.spec_draft_tokens))
+                               for r in reqs) if d is not None]
+        if not details:
+            return None
+        return details if len(reqs) > 1 else details[0]
+
+    def chat_stream(self, reqs: Sequence[SimRequest], handles: Sequence[RequestHandle],
+                    recs: Sequence[TraceRecord], body: dict[str, Any], plan: OutputPlan) -> AsyncIterator[str]:
         a = self.cfg.args
-        opts = body.get("stream_options") or None
-        if opts:
-            include_usage = bool(opts.get("include_usage")) or bool(a.get("stream_response_default_include_usage"))
-            continuous = bool(opts.get("continuous_usage_stats"))
-        else:
-            include_usage, continuous = bool(a.get("stream_response_default_include_usage")), False
-        want_spec = bool(body.get("return_spec_tokens_details"))
+        include_usage, continuous = stream_flags(body, a)
         model = str(body.get("model") or "default")
         created = int(time.time())
         cache_report = bool(a.get("enable_cache_report"))
-        rid = req.rid
+        seed = self.cfg.sim.seed
+        n_choices = len(reqs)
+
+        def live_usage(req: SimRequest, n: int) -> dict[str, Any] | None:
+            if not continuous:
+                return None
+            return wire.usage(req.prompt_tokens, n, req.cached_tokens if cache_report else None,
+                              wire.reasoning_tokens(req, n))
 
         async def gen() -> AsyncIterator[str]:
-            sent_chars = sent_tokens = 0
-            first = True
-            while (out := await handle.next()) is not None:
+            started: set[int] = set()
+            sent_chars = [0] * n_choices
+            sent_tokens = [0] * n_choices
+            sent_vis = [0] * n_choices
+            finished: list[int] = []
+            parsers = [KimiStreamParser(reasoning=plan.reasoning, stream_reasoning=plan.stream_reasoning,
+                                        tools=plan.tools, history=plan.history) for _ in reqs] \
+                if plan.parsing else None
+            last_rid = reqs[0].rid
+            async for i, out in merged(handles):
+                req, rec = reqs[i], recs[i]
                 n = out.completion_tokens
                 if out.finished and refused(req):  # an abort with a status code: one error event
                     rec.chunk(0)
                     yield wire.sse({"error": {"object": "error", "message": req.finish_reason["message"],
                                               "type": "SERVICE_UNAVAILABLE", "param": None, "code": 503}})
                     return
-                if first:
-                    first = False
+                last_rid = req.rid
+                if i not in started:
+                    started.add(i)
                     rec.chunk(0)
-                    yield wire.chat_chunk(rid, created, model, role="assistant", content="")
+                    yield wire.chat_chunk(req.rid, created, model, role="assistant", content="", index=i)
                 text = req.text(n)
-                delta = text[sent_chars:]
-                if delta:
-                    sent_chars = len(text)
-                    u = wire.usage(req.prompt_tokens, n, req.cached_tokens if cache_report else None) \
-                        if continuous else None
-                    rec.chunk(n - sent_tokens)
-                    sent_tokens = n
-                    yield wire.chat_chunk(rid, created, model, content=delta, usage_=u)
+                delta = text[sent_chars[i]:]
+                sent_chars[i] = len(text)
+                vis = min(n, req.visible_tokens)
+                lp = None
+                if plan.logprobs and vis > sent_vis[i]:
+                    lp = chat_logprobs(req, seed, sent_vis[i], vis, plan.top_logprobs)
+                sent_vis[i] = max(sent_vis[i], vis)
+                if parsers is None:
+                    if delta:
+                        rec.chunk(n - sent_tokens[i])
+                        sent_tokens[i] = n
+                        yield wire.chat_chunk(req.rid, created, model, content=delta, usage_=live_usage(req, n),
+                                              index=i, logprobs=lp)
+                else:
+                    final = out.finished and (req.finish_reason or {}).get("type") != "abort"
+                    for kind, payload in parsers[i].feed(delta, final):
+                        rec.chunk(n - sent_tokens[i])
+                        sent_tokens[i] = n
+                        if kind == "reasoning":
+                            yield wire.chat_chunk(req.rid, created, model, reasoning=payload, index=i, logprobs=lp,
+                                                  usage_=live_usage(req, n))
+                            lp = None
+                        elif kind == "content" and not plan.tools:
+                            yield wire.chat_chunk(req.rid, created, model, content=payload, index=i, logprobs=lp,
+                                                  usage_=live_usage(req, n))
+                            lp = None
+                        elif kind == "content":
+                            yield wire.parser_chunk(req.rid, created, model, index=i, content=payload,
+                                                    usage_=live_usage(req, n))
+                        else:
+                            yield wire.parser_chunk(req.rid, created, model, index=i, tool_calls=[wire.tool_call(
+                                payload.index, payload.id, payload.name, payload.arguments)],
+                                usage_=live_usage(req, n))
+                    if lp is not None:  # a parser held this step's text back: its logprobs go alone
+                        rec.chunk(n - sent_tokens[i])
+                        sent_tokens[i] = n
+                        yield wire.chat_chunk(req.rid, created, model, index=i, logprobs=lp,
+                                              usage_=live_usage(req, n))
                 if out.finished:
-                    break
-            reason, matched = wire.chat_finish(req)
-            rec.chunk(req.n_out - sent_tokens)
-            yield wire.chat_chunk(rid, created, model, finish_reason=reason, matched_stop=matched)
-            if want_spec and self.cfg.is_spec:
-                details = wire.spec_tokens_details(wire.spec_metrics(req, self.cfg.spec_draft_tokens))
-                if details is not None:
-                    rec.chunk(0)
-                    yield wire.sglext_chunk(rid, created, model, details)
+                    finished.append(i)
+            for i in finished:  # the finish chunks come after every choice's output, all with the last id
+                req = reqs[i]
+                reason, matched = wire.chat_finish(req)
+                if parsers is not None and parsers[i].has_calls and reason == "stop":
+                    reason = "tool_calls"
+                recs[i].chunk(req.n_out - sent_tokens[i])
+                yield wire.chat_chunk(last_rid, created, model, finish_reason=reason, matched_stop=matched, index=i)
+            spec = self._spec_ext(reqs, body)
+            if spec is not None:
+                recs[0].chunk(0)
+                yield wire.sglext_chunk(last_rid, created, model, spec)
             if include_usage:
-                rec.chunk(0)
-                yield wire.usage_chunk(rid, created, model, wire.usage(
-                    req.prompt_tokens, req.n_out, req.cached_tokens if cache_report else None))
+                recs[0].chunk(0)
+                yield wire.usage_chunk(last_rid, created, model, self._usage_of(reqs, n_choices))
 
-        return self._sse_frame(req, rec, gen())
+        return self._sse_frame(reqs, recs, gen())
 
-    async def chat_response(self, req: SimRequest, handle: RequestHandle, rec: TraceRecord,
-                            body: dict[str, Any]) -> dict[str, Any] | Response:
+    async def chat_response(self, reqs: Sequence[SimRequest], handles: Sequence[RequestHandle],
+                            recs: Sequence[TraceRecord], body: dict[str, Any], plan: OutputPlan,
+                            request: Request | None = None) -> dict[str, Any] | Response:
         created = int(time.time())
-        try:
-            await self._drain(handle)
-        finally:
-            if not req.finished:
-                self.runtime.abort(req)
-        if refused(req):
-            self.trace.finish(rec, req)
-            return _error(req.finish_reason["message"], 503, "503")
+        if not await self._finish_all(reqs, handles, request):
+            for req, rec in zip(reqs, recs):
+                self.trace.finish(rec, req)
+            return _error(disconnected_message(reqs[0].rid))
+        for req, rec in zip(reqs, recs):
+            if refused(req):
+                for r2, rec2 in zip(reqs, recs):
+                    self.trace.finish(rec2, r2)
+                return _error(req.finish_reason["message"], 503, "503")
         a = self.cfg.args
-        reason, matched = wire.chat_finish(req)
         wv = a.get("weight_version", "default")
+        choices = []
+        for i, req in enumerate(reqs):
+            reason, matched = wire.chat_finish(req)
+            text, reasoning, calls = req.text(), None, []
+            if plan.parsing:
+                reasoning, text, calls = parse_final(text, reasoning=plan.reasoning, tools=plan.tools,
+                                                     history=plan.history)
+                if calls and reason == "stop":
+                    reason, matched = "tool_calls", None
+            message: dict[str, Any] = {"role": "assistant", "content": text or "", "reasoning_content": reasoning}
+            if calls:
+                message["tool_calls"] = calls
+            choices.append({"index": i, "message": message,
+                            "logprobs": chat_logprobs(req, self.cfg.sim.seed, 0, req.visible_tokens,
+                                                      plan.top_logprobs) if plan.logprobs else None,
+                            "finish_reason": reason, "matched_stop": matched})
+        first = reqs[0]
         out: dict[str, Any] = {
-            "id": req.rid, "object": "chat.completion", "created": created, "model": str(body.get("model") or "default"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": req.text(), "reasoning_content": None},
-                         "logprobs": None, "finish_reason": reason, "matched_stop": matched}],
-            "usage": wire.usage(req.prompt_tokens, req.n_out,
-                                req.cached_tokens if a.get("enable_cache_report") else None),
-            "metadata": {"weight_version": wv, "weight_versions": [{"version": wv, "start": 0, "end": req.n_out}]},
+            "id": first.rid, "object": "chat.completion", "created": created, "model": str(body.get("model") or "default"),
+            "choices": choices, "usage": self._usage_of(reqs, len(reqs)),
+            "metadata": {"weight_version": wv, "weight_versions": [{"version": wv, "start": 0, "end": first.n_out}]},
         }
-        if body.get("return_spec_tokens_details") and self.cfg.is_spec:
-            details = wire.spec_tokens_details(wire.spec_metrics(req, self.cfg.spec_draft_tokens))
-            if details is not None:
-                out["sglext"] = {"spec_tokens_details": details}
-        rec.chunk(req.n_out)
-        self.trace.finish(rec, req)
+        spec = self._spec_ext(reqs, body)
+        if spec is not None:
+            out["sglext"] = {"spec_tokens_details": spec}
+        for req, rec in zip(reqs, recs):
+            rec.chunk(req.n_out)
+            self.trace.finish(rec, req)
         return out
 
     def _meta(self, req: SimRequest, n: int, finished: bool, sent_ts: float | None) -> dict[str, Any]:
@@ -181,12 +279,10 @@ class ResponseShaping:
         return self._sse_frame(req, rec, gen())
 
     async def generate_response(self, req: SimRequest, handle: RequestHandle,
-                                rec: TraceRecord) -> dict[str, Any] | Response:
-        try:
-            await self._drain(handle)
-        finally:
-            if not req.finished:
-                self.runtime.abort(req)
+                                rec: TraceRecord, request: Request | None = None) -> dict[str, Any] | Response:
+        if not await self._finish_all([req], [handle], request):
+            self.trace.finish(rec, req)
+            return JSONResponse({"error": {"message": disconnected_message(req.rid)}}, status_code=400)
         if refused(req):  # HTTPException(503) through the app's handler: an ErrorResponse
             self.trace.finish(rec, req)
             return _error(req.finish_reason["message"], 503, "503")

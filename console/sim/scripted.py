@@ -82,9 +82,10 @@ class ScriptedStream:
     `reasoning_tokens`: tokens of a leading reasoning block up to and including its end marker (SGLang's
     `reasoning_tokens`), 0 without one."""
 
-    def __init__(self, segments: list[Segment], free: Any, *, end: bool, reasoning_tokens: int = 0) -> None:
+    def __init__(self, segments: list[Segment], free: Any, *, end: bool, reasoning_tokens: int = 0,
+                 free_offset: int = 0) -> None:
         self._free = free
-        self._free_used = 0
+        self._free_used = free_offset  #: free tokens a segment already took (a reasoning block's words)
         self.ids: list[int] = [i for s in segments for i in s.ids]
         self.pieces: list[str] = [p for s in segments for p in s.pieces]
         self.scripted = len(self.ids)

@@ -31,36 +31,72 @@ def sse(obj: Any) -> str:
 SSE_DONE = "data: [DONE]\n\n"
 
 
-def usage(prompt_tokens: int, completion_tokens: int, cached_tokens: int | None = None) -> dict[str, Any]:
+def usage(prompt_tokens: int, completion_tokens: int, cached_tokens: int | None = None,
+          reasoning_tokens: int = 0) -> dict[str, Any]:
     """UsageInfo.model_dump(): prompt_tokens, total_tokens, completion_tokens, prompt_tokens_details,
-    reasoning_tokens, completion_tokens_details (`cached_tokens` given only with --enable-cache-report)."""
+    reasoning_tokens, completion_tokens_details (`cached_tokens` given only with --enable-cache-report;
+    completion_tokens_details only when there are reasoning tokens)."""
     return {
         "prompt_tokens": prompt_tokens,
         "total_tokens": prompt_tokens + completion_tokens,
         "completion_tokens": completion_tokens,
         "prompt_tokens_details": None if cached_tokens is None else {"cached_tokens": cached_tokens},
-        "reasoning_tokens": 0,
-        "completion_tokens_details": None,
+        "reasoning_tokens": reasoning_tokens,
+        "completion_tokens_details": {"reasoning_tokens": reasoning_tokens} if reasoning_tokens else None,
     }
 
 
 def chat_chunk(rid: str, created: int, model: str, *, role: str | None = None, content: str | None = None,
-               finish_reason: str | None = None, matched_stop: int | str | None = None,
-               usage_: dict[str, Any] | None = None) -> str:
-    """One msgspec `StreamChunk` (role, content or finish chunk) as an SSE event."""
-    delta: dict[str, Any] = {"reasoning_content": None}
+               reasoning: str | None = None, finish_reason: str | None = None,
+               matched_stop: int | str | None = None, usage_: dict[str, Any] | None = None, index: int = 0,
+               logprobs: dict[str, Any] | None = None) -> str:
+    """One msgspec `StreamChunk` (role, content, reasoning or finish chunk) as an SSE event
+    (sse_utils.build_sse_content)."""
+    delta: dict[str, Any] = {"reasoning_content": reasoning}
     if role is not None:
         delta["role"] = role
     if content is not None:
         delta["content"] = content
     chunk: dict[str, Any] = {
         "id": rid, "object": "chat.completion.chunk", "created": created, "model": model,
-        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason,
+        "choices": [{"index": index, "delta": delta, "logprobs": logprobs, "finish_reason": finish_reason,
                      "matched_stop": matched_stop}],
     }
     if usage_ is not None:
         chunk["usage"] = usage_
     return sse(chunk)
+
+
+def parser_chunk(rid: str, created: int, model: str, *, index: int, content: str | None = None,
+                 tool_calls: list[dict[str, Any]] | None = None, usage_: dict[str, Any] | None = None) -> str:
+    """A pydantic `ChatCompletionStreamResponse` as the tool-call path writes it (serving_chat
+    `_process_tool_call_stream`): every delta field (tool_calls only when set), `usage` kept as null."""
+    delta: dict[str, Any] = {"role": None, "content": content, "reasoning_content": None}
+    if tool_calls is not None:
+        delta["tool_calls"] = tool_calls
+    return sse({"id": rid, "object": "chat.completion.chunk", "created": created, "model": model,
+                "choices": [{"index": index, "delta": delta, "logprobs": None, "finish_reason": None,
+                             "matched_stop": None}], "usage": usage_})
+
+
+def tool_call(index: int, call_id: str | None, name: str | None, arguments: str) -> dict[str, Any]:
+    """ToolCall.model_dump(): id, index, type, function {name, arguments}."""
+    return {"id": call_id, "index": index, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def completion_chunk(rid: str, created: int, model: str, *, index: int, text: str,
+                     logprobs: dict[str, Any] | None, finish_reason: str | None,
+                     matched_stop: int | str | None, usage_: dict[str, Any] | None = None) -> str:
+    """CompletionStreamResponse.model_dump_json(): `usage` kept (null), sglext dropped."""
+    return sse({"id": rid, "object": "text_completion", "created": created, "model": model,
+                "choices": [{"index": index, "text": text, "logprobs": logprobs, "finish_reason": finish_reason,
+                             "matched_stop": matched_stop}], "usage": usage_})
+
+
+def completion_usage_chunk(rid: str, created: int, model: str, usage_: dict[str, Any]) -> str:
+    """The completions' final usage chunk: model_dump_json(exclude_none=True) drops the null usage details."""
+    return sse({"id": rid, "object": "text_completion", "created": created, "model": model, "choices": [],
+                "usage": {k: v for k, v in usage_.items() if v is not None}})
 
 
 def sglext_chunk(rid: str, created: int, model: str, spec_details: dict[str, Any]) -> str:
@@ -122,7 +158,7 @@ def meta_info(req: SimRequest, completion_tokens: int, *, finished: bool, weight
         "prompt_tokens": req.prompt_tokens,
         "weight_version": weight_version,
         "num_retractions": req.num_retractions,
-        "reasoning_tokens": 0,
+        "reasoning_tokens": reasoning_tokens(req, completion_tokens),
         "completion_tokens": completion_tokens,
         "cached_tokens": req.cached_tokens,
     }
@@ -137,6 +173,12 @@ def meta_info(req: SimRequest, completion_tokens: int, *, finished: bool, weight
     if sent_ts is not None:
         m["response_sent_to_client_ts"] = sent_ts
     return m
+
+
+def reasoning_tokens(req: SimRequest, completion_tokens: int | None = None) -> int:
+    """Reasoning tokens among a request's first `completion_tokens` (a scripted reasoning block; else 0)."""
+    at = getattr(req.words, "reasoning_at", None)
+    return at(req.n_out if completion_tokens is None else completion_tokens) if at is not None else 0
 
 
 def chat_finish(req: SimRequest) -> tuple[str | None, int | str | None]:

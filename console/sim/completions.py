@@ -1,0 +1,188 @@
+"""/v1/completions on the twin (SGLang 0.5.23 entrypoints/openai/serving_completions.py, protocol.py
+CompletionRequest / CompletionResponse / CompletionStreamResponse).
+
+A prompt is a string, a list of strings, a list of token ids or a list of token-id lists; each prompt is sampled
+`n` times, one engine request per (prompt, sample), choice index prompt × n + sample. Streamed, every engine output
+is one `text_completion` chunk of its choice (no role chunk; the last one carries finish_reason and matched_stop;
+chunks keep `"usage": null`), then a usage chunk without its null details when asked (`stream_options.include_usage`
+or --stream-response-default-include-usage), then `[DONE]`. Not streamed: one body with every choice, usage
+counting each prompt's tokens once, and the first request's weight-version metadata.
+
+`echo` prepends a text prompt to its choice's text (the twin has no tokenizer to decode token-id prompts: they
+echo nothing); prompt logprobs (echo with logprobs) are not modelled. `logprobs: N` gives the legacy LogProbs
+object with the top N alternatives per token (console/sim/logprobs.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import uuid
+from typing import Any, AsyncIterator, Sequence
+
+from .engine import SimRequest
+from .logprobs import completion_logprobs
+from .runtime import RequestHandle, TraceRecord
+from .shaping import _error, disconnected_message, merged, refused, stream_flags
+from . import wire
+
+DEFAULT_MAX_TOKENS = 16  #: CompletionRequest.max_tokens
+
+
+def prompts_of(body: dict[str, Any]) -> list[tuple[str | None, list[int] | None]]:
+    """The request's prompts as (text, None) or (None, token ids); ValueError with SGLang's message."""
+    p = body.get("prompt")
+    if not p or (isinstance(p, list) and all(not x for x in p)):
+        raise ValueError("Prompt cannot be empty")
+    if isinstance(p, str):
+        return [(p, None)]
+    if isinstance(p, list):
+        if all(isinstance(x, str) for x in p):
+            return [(x, None) for x in p]
+        if all(isinstance(x, int) and not isinstance(x, bool) for x in p):
+            return [(None, list(p))]
+        if all(isinstance(x, list) and all(isinstance(t, int) and not isinstance(t, bool) for t in x) for x in p):
+            return [(None, list(x)) for x in p]
+    raise ValueError("prompt must be a string, a list of strings, a list of token ids or a list of token-id lists")
+
+
+def fan_out(req: SimRequest, n: int) -> list[SimRequest]:
+    """`req` and n - 1 copies with their own rids (SGLang's parallel sampling: one request per choice)."""
+    out = [req]
+    for _ in range(n - 1):
+        out.append(dataclasses.replace(req, rid=uuid.uuid4().hex, prefix_keys=list(req.prefix_keys),
+                                       spec_hist=[]))
+    return out
+
+
+class CompletionShaping:
+    """SimServer's /v1/completions answers (mixed into ResponseShaping)."""
+
+    def completion_requests(self, body: dict[str, Any]) -> list[SimRequest]:
+        """One engine request per (prompt, sample), in choice order. RequestError / ValueError on bad input."""
+        n = body.get("n", 1)
+        if n is None:
+            n = 1
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise ValueError("n must be a positive integer")
+        max_tokens = body.get("max_tokens", DEFAULT_MAX_TOKENS)
+        if max_tokens is None:
+            max_tokens = DEFAULT_MAX_TOKENS
+        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens <= 0:
+            raise ValueError("max_tokens must be positive")
+        reqs: list[SimRequest] = []
+        for text, ids in prompts_of(body):
+            gen: dict[str, Any] = {"sampling_params": {
+                "max_new_tokens": max_tokens, "temperature": body.get("temperature", 1.0),
+                "ignore_eos": bool(body.get("ignore_eos", False)), "stop": body.get("stop"),
+                "stop_token_ids": body.get("stop_token_ids")}}
+            if text is not None:
+                gen["text"] = text
+            else:
+                gen["input_ids"] = ids
+            req = self.generate_request(gen)  # type: ignore[attr-defined]
+            req.stream = bool(body.get("stream", False))
+            reqs.extend(fan_out(req, n))
+        if isinstance(body.get("rid"), str) and len(reqs) == 1:
+            reqs[0].rid = body["rid"]
+        return reqs
+
+    def _echo(self, body: dict[str, Any], index: int, n: int) -> str:
+        if not body.get("echo"):
+            return ""
+        prompts = prompts_of(body)
+        text, _ = prompts[min(index // max(1, n), len(prompts) - 1)]
+        return text or ""
+
+    def completion_stream(self, reqs: Sequence[SimRequest], handles: Sequence[RequestHandle],
+                          recs: Sequence[TraceRecord], body: dict[str, Any]) -> AsyncIterator[str]:
+        include_usage, continuous = stream_flags(body, self.cfg.args)  # type: ignore[attr-defined]
+        model = str(body.get("model") or "default")
+        created = int(time.time())
+        n_per = int(body.get("n") or 1)
+        top = body.get("logprobs")
+        seed = self.cfg.sim.seed  # type: ignore[attr-defined]
+        cache_report = bool(self.cfg.args.get("enable_cache_report"))  # type: ignore[attr-defined]
+
+        async def gen() -> AsyncIterator[str]:
+            sent_chars = [0] * len(reqs)
+            sent_tokens = [0] * len(reqs)
+            sent_vis = [0] * len(reqs)
+            started: set[int] = set()
+            last_rid = reqs[0].rid
+            async for i, out in merged(handles):
+                req, rec = reqs[i], recs[i]
+                n = out.completion_tokens
+                if out.finished and refused(req):
+                    rec.chunk(0)
+                    yield wire.sse({"error": {"object": "error", "message": req.finish_reason["message"],
+                                              "type": "SERVICE_UNAVAILABLE", "param": None, "code": 503}})
+                    return
+                last_rid = req.rid
+                text = req.text(n)
+                delta = text[sent_chars[i]:]
+                sent_chars[i] = len(text)
+                if i not in started:
+                    started.add(i)
+                    delta = self._echo(body, i, n_per) + delta
+                vis = min(n, req.visible_tokens)
+                lp = None
+                if isinstance(top, int) and not isinstance(top, bool) and vis > sent_vis[i]:
+                    lp = completion_logprobs(req, seed, sent_vis[i], vis, top)
+                sent_vis[i] = max(sent_vis[i], vis)
+                reason, matched = wire.chat_finish(req) if out.finished else (None, None)
+                u = wire.usage(req.prompt_tokens, n, req.cached_tokens if cache_report else None) \
+                    if continuous else None
+                rec.chunk(n - sent_tokens[i])
+                sent_tokens[i] = n
+                yield wire.completion_chunk(req.rid, created, model, index=i, text=delta, logprobs=lp,
+                                            finish_reason=reason, matched_stop=matched, usage_=u)
+            spec = self._spec_ext(reqs, body)  # type: ignore[attr-defined]
+            if spec is not None:
+                recs[0].chunk(0)
+                yield wire.sse({"id": last_rid, "object": "text_completion", "created": created, "model": model,
+                                "choices": [], "usage": None, "sglext": {"spec_tokens_details": spec}})
+            if include_usage:
+                recs[0].chunk(0)
+                yield wire.completion_usage_chunk(last_rid, created, model,
+                                                  self._usage_of(reqs, n_per))  # type: ignore[attr-defined]
+
+        return self._sse_frame(reqs, recs, gen())  # type: ignore[attr-defined]
+
+    async def completion_response(self, reqs: Sequence[SimRequest], handles: Sequence[RequestHandle],
+                                  recs: Sequence[TraceRecord], body: dict[str, Any], request: Any = None) -> Any:
+        created = int(time.time())
+        if not await self._finish_all(reqs, handles, request):  # type: ignore[attr-defined]
+            for req, rec in zip(reqs, recs):
+                self.trace.finish(rec, req)  # type: ignore[attr-defined]
+            return _error(disconnected_message(reqs[0].rid))
+        for req in reqs:
+            if refused(req):
+                for r2, rec2 in zip(reqs, recs):
+                    self.trace.finish(rec2, r2)  # type: ignore[attr-defined]
+                return _error(req.finish_reason["message"], 503, "503")
+        n_per = int(body.get("n") or 1)
+        top = body.get("logprobs")
+        seed = self.cfg.sim.seed  # type: ignore[attr-defined]
+        choices = []
+        for i, req in enumerate(reqs):
+            reason, matched = wire.chat_finish(req)
+            choices.append({"index": i, "text": self._echo(body, i, n_per) + req.text(),
+                            "logprobs": completion_logprobs(req, seed, 0, req.visible_tokens, top)
+                            if isinstance(top, int) and not isinstance(top, bool) else None,
+                            "finish_reason": reason, "matched_stop": matched})
+        wv = self.cfg.args.get("weight_version", "default")  # type: ignore[attr-defined]
+        first = reqs[0]
+        out: dict[str, Any] = {
+            "id": first.rid, "object": "text_completion", "created": created,
+            "model": str(body.get("model") or "default"), "choices": choices,
+            "usage": self._usage_of(reqs, n_per),  # type: ignore[attr-defined]
+            "metadata": {"weight_version": wv, "weight_versions": [{"version": wv, "start": 0, "end": first.n_out}]},
+        }
+        spec = self._spec_ext(reqs, body)  # type: ignore[attr-defined]
+        if spec is not None:
+            out["sglext"] = {"spec_tokens_details": spec}
+        for req, rec in zip(reqs, recs):
+            rec.chunk(req.n_out)
+            self.trace.finish(rec, req)  # type: ignore[attr-defined]
+        return out

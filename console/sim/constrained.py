@@ -1,0 +1,380 @@
+"""Constrained decoding on the twin: text that a grammar admits, drawn from a seeded generator.
+
+SGLang compiles `regex`, `json_schema` (and `response_format` json_object / json_schema, which become a JSON
+schema: `{"type": "object"}` for json_object) into a grammar and masks every token the grammar refuses; when the
+grammar is complete the only token left is EOS. The twin draws one string the grammar admits and decodes it token
+by token, then EOS (finish_reason stop, matched_stop = the EOS id, as the real server reports a completed regex).
+
+- `regex_sample`: a string in the language of a Python regex (parsed with `re`'s own parser): literals, classes,
+  categories (\\d \\w \\s), `.`, alternation, groups, bounded and unbounded repeats (unbounded ones take a few),
+  anchors (ignored). Backreferences and lookarounds are refused (ValueError).
+- `schema_sample`: a JSON value valid against a JSON schema subset: type (or a list of types), properties and
+  required (plus a seeded share of the optional properties), items, minItems/maxItems, enum, const, anyOf/oneOf/
+  allOf (first branch / merged), minimum/maximum (and exclusive ones), minLength/maxLength, pattern, format
+  (date, date-time, email, uri, uuid), $ref into $defs/definitions.
+- `schema_errors`: the same subset as a validator (tests check samples with it; it is not SGLang's validator).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+try:  # Python 3.11+: the parser behind re.compile
+    import re._parser as _sre_parse  # type: ignore[import-not-found]
+    import re._constants as _sre_c  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+    import sre_constants as _sre_c  # type: ignore[no-redef]
+
+_WORDS = ("alpha", "delta", "orbit", "cedar", "ember", "harbor", "lumen", "meadow", "nova", "pixel", "quartz",
+          "river", "summit", "tundra", "violet", "willow", "zephyr", "amber", "beacon", "canyon")
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+_WORD_CHARS = _LOWER + _LOWER.upper() + "0123456789_"
+_PRINTABLE = _WORD_CHARS + " .,-"
+#: unbounded repeats (*, +, {n,}) take at most this many more than their minimum
+_OPEN_REPEAT = 3
+
+
+# ------------------------------------------------------------------------------------------------- regex
+
+
+def regex_sample(pattern: str, rng: random.Random) -> str:
+    """A string that `re.fullmatch(pattern, s)` accepts (ValueError for what the twin cannot sample)."""
+    try:
+        parsed = _sre_parse.parse(pattern)
+    except re.error as e:
+        raise ValueError(f"invalid regex {pattern!r}: {e}") from None
+    return _emit(parsed, rng)
+
+
+def _class_chars(items: list[tuple[Any, Any]]) -> list[str]:
+    chars: list[str] = []
+    negate = False
+    for op, av in items:
+        if op is _sre_c.NEGATE:
+            negate = True
+        elif op is _sre_c.LITERAL:
+            chars.append(chr(av))
+        elif op is _sre_c.RANGE:
+            lo, hi = av
+            chars.extend(chr(c) for c in range(lo, min(hi, lo + 200) + 1))
+        elif op is _sre_c.CATEGORY:
+            chars.extend(_category(av))
+    if negate:
+        banned = set(chars)
+        chars = [c for c in _PRINTABLE if c not in banned]
+    return chars
+
+
+def _category(cat: Any) -> str:
+    name = str(cat)
+    if "NOT_DIGIT" in name:
+        return _LOWER
+    if "DIGIT" in name:
+        return "0123456789"
+    if "NOT_WORD" in name:
+        return " .,-"
+    if "WORD" in name:
+        return _WORD_CHARS
+    if "NOT_SPACE" in name:
+        return _LOWER
+    if "SPACE" in name:
+        return " "
+    return _LOWER
+
+
+def _emit(parsed: Any, rng: random.Random) -> str:
+    out: list[str] = []
+    for op, av in parsed:
+        if op is _sre_c.LITERAL:
+            out.append(chr(av))
+        elif op is _sre_c.NOT_LITERAL:
+            out.append(rng.choice([c for c in _PRINTABLE if c != chr(av)]))
+        elif op is _sre_c.ANY:
+            out.append(rng.choice(_LOWER))
+        elif op is _sre_c.IN:
+            chars = _class_chars(av)
+            if not chars:
+                raise ValueError("empty character class")
+            out.append(rng.choice(chars))
+        elif op is _sre_c.BRANCH:
+            out.append(_emit(rng.choice(av[1]), rng))
+        elif op is _sre_c.SUBPATTERN:
+            out.append(_emit(av[-1], rng))
+        elif op in (_sre_c.MAX_REPEAT, _sre_c.MIN_REPEAT, getattr(_sre_c, "POSSESSIVE_REPEAT", None)):
+            lo, hi, sub = av
+            top = lo + _OPEN_REPEAT if hi is _sre_c.MAXREPEAT or hi > lo + _OPEN_REPEAT else hi
+            for _ in range(rng.randint(lo, max(lo, top))):
+                out.append(_emit(sub, rng))
+        elif op is _sre_c.AT:
+            continue
+        elif op is _sre_c.CATEGORY:
+            out.append(rng.choice(_category(av)))
+        elif op is getattr(_sre_c, "ATOMIC_GROUP", None):
+            out.append(_emit(av, rng))
+        else:
+            raise ValueError(f"regex construct {op} is not supported by the engine twin")
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------------------------- JSON schema
+
+
+def _resolve(schema: Any, root: dict[str, Any]) -> Any:
+    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
+        ref = schema["$ref"]
+        if not ref.startswith("#/"):
+            return {}
+        node: Any = root
+        for part in ref[2:].split("/"):
+            node = node.get(part, {}) if isinstance(node, dict) else {}
+        schema = node
+    return schema
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    t = schema.get("type")
+    if isinstance(t, list):
+        return [str(x) for x in t] or ["string"]
+    if isinstance(t, str):
+        return [t]
+    if "properties" in schema or "required" in schema:
+        return ["object"]
+    if "items" in schema:
+        return ["array"]
+    return ["string"]
+
+
+def _string(schema: dict[str, Any], rng: random.Random) -> str:
+    fmt = schema.get("format")
+    if fmt == "date":
+        return f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+    if fmt == "date-time":
+        return f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:00:00Z"
+    if fmt == "email":
+        return f"{rng.choice(_WORDS)}@example.com"
+    if fmt in ("uri", "url"):
+        return f"https://example.com/{rng.choice(_WORDS)}"
+    if fmt == "uuid":
+        return "%08x-%04x-4%03x-8%03x-%012x" % (rng.getrandbits(32), rng.getrandbits(16), rng.getrandbits(12),
+                                              rng.getrandbits(12), rng.getrandbits(48))
+    if isinstance(schema.get("pattern"), str):
+        try:
+            return regex_sample(schema["pattern"], rng)
+        except ValueError:
+            pass
+    lo = int(schema.get("minLength", 0) or 0)
+    hi = schema.get("maxLength")
+    s = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 3)))
+    while len(s) < lo:
+        s += " " + rng.choice(_WORDS)
+    if isinstance(hi, int):
+        s = s[:max(hi, 0)]
+    return s
+
+
+def _number(schema: dict[str, Any], rng: random.Random, integer: bool) -> int | float:
+    lo = schema.get("minimum", schema.get("exclusiveMinimum"))
+    hi = schema.get("maximum", schema.get("exclusiveMaximum"))
+    lo = 0 if not isinstance(lo, (int, float)) else lo
+    hi = (lo + 100) if not isinstance(hi, (int, float)) else hi
+    if isinstance(schema.get("exclusiveMinimum"), (int, float)) and not isinstance(schema.get("minimum"),
+                                                                                    (int, float)):
+        lo = lo + (1 if integer else 1e-6)
+    if isinstance(schema.get("exclusiveMaximum"), (int, float)) and not isinstance(schema.get("maximum"),
+                                                                                    (int, float)):
+        hi = hi - (1 if integer else 1e-6)
+    if integer:
+        import math
+        a, b = math.ceil(lo), math.floor(hi)
+        return rng.randint(a, max(a, b))
+    return round(rng.uniform(lo, max(lo, hi)), 2)
+
+
+def schema_sample(schema: Any, rng: random.Random, root: dict[str, Any] | None = None, depth: int = 0) -> Any:
+    """A JSON value valid against `schema` (the subset in the module docstring)."""
+    root = root if root is not None else (schema if isinstance(schema, dict) else {})
+    schema = _resolve(schema, root)
+    if schema is True or not isinstance(schema, dict):
+        return rng.choice(_WORDS)
+    if "const" in schema:
+        return schema["const"]
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return rng.choice(schema["enum"])
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list) and schema[key]:
+            return schema_sample(schema[key][0], rng, root, depth + 1)
+    if isinstance(schema.get("allOf"), list) and schema["allOf"]:
+        merged: dict[str, Any] = {}
+        for part in schema["allOf"]:
+            part = _resolve(part, root)
+            if isinstance(part, dict):
+                for k, v in part.items():
+                    if k in ("properties",) and isinstance(v, dict):
+                        merged.setdefault("properties", {}).update(v)
+                    elif k == "required" and isinstance(v, list):
+                        merged.setdefault("required", []).extend(v)
+                    else:
+                        merged[k] = v
+        return schema_sample(merged, rng, root, depth + 1)
+    kind = _types(schema)[0]
+    if kind == "object":
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        required = [k for k in schema.get("required", []) if isinstance(k, str)]
+        out: dict[str, Any] = {}
+        for k, sub in props.items():
+            if k in required or (depth < 3 and rng.random() < 0.5):
+                out[k] = schema_sample(sub, rng, root, depth + 1)
+        for k in required:
+            if k not in out:
+                out[k] = rng.choice(_WORDS)
+        if not props and not required:  # a free object (json_object): a few plain fields
+            for _ in range(rng.randint(2, 4)):
+                key = rng.choice(_WORDS)
+                out[key] = rng.choice([rng.choice(_WORDS), rng.randint(0, 999), rng.random() < 0.5])
+        return out
+    if kind == "array":
+        lo = int(schema.get("minItems", 0) or 0)
+        hi = schema.get("maxItems")
+        hi = lo + 3 if not isinstance(hi, int) else hi
+        n = rng.randint(max(lo, min(1, hi)), max(lo, min(hi, lo + 3)))
+        items = schema.get("items", {})
+        if isinstance(items, list):  # tuple form
+            return [schema_sample(s, rng, root, depth + 1) for s in items]
+        return [schema_sample(items, rng, root, depth + 1) for _ in range(n)]
+    if kind == "integer":
+        return _number(schema, rng, True)
+    if kind == "number":
+        return _number(schema, rng, False)
+    if kind == "boolean":
+        return rng.random() < 0.5
+    if kind == "null":
+        return None
+    return _string(schema, rng)
+
+
+def schema_errors(value: Any, schema: Any, root: dict[str, Any] | None = None, path: str = "$") -> list[str]:
+    """Where `value` breaks `schema` (the subset above), as `path: what`; empty when it validates."""
+    root = root if root is not None else (schema if isinstance(schema, dict) else {})
+    schema = _resolve(schema, root)
+    if schema is True or not isinstance(schema, dict) or not schema:
+        return []
+    if "const" in schema and value != schema["const"]:
+        return [f"{path}: not the const"]
+    if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
+        return [f"{path}: not in enum"]
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list) and schema[key]:
+            if all(schema_errors(value, s, root, path) for s in schema[key]):
+                return [f"{path}: matches no {key} branch"]
+    if isinstance(schema.get("allOf"), list):
+        errs = [e for s in schema["allOf"] for e in schema_errors(value, s, root, path)]
+        if errs:
+            return errs
+    if "type" not in schema and not ({"properties", "required", "items"} & set(schema)):
+        return []
+    kinds = _types(schema)
+    checks = {"object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list),
+              "string": lambda v: isinstance(v, str), "boolean": lambda v: isinstance(v, bool),
+              "null": lambda v: v is None,
+              "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+              "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)}
+    if not any(checks.get(k, lambda v: True)(value) for k in kinds):
+        return [f"{path}: not of type {'/'.join(kinds)}"]
+    errs: list[str] = []
+    if isinstance(value, dict):
+        for k in schema.get("required", []):
+            if k not in value:
+                errs.append(f"{path}: missing required {k!r}")
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        for k, v in value.items():
+            if k in props:
+                errs += schema_errors(v, props[k], root, f"{path}.{k}")
+            elif schema.get("additionalProperties") is False:
+                errs.append(f"{path}: unexpected property {k!r}")
+    elif isinstance(value, list):
+        if isinstance(schema.get("minItems"), int) and len(value) < schema["minItems"]:
+            errs.append(f"{path}: fewer than minItems")
+        if isinstance(schema.get("maxItems"), int) and len(value) > schema["maxItems"]:
+            errs.append(f"{path}: more than maxItems")
+        items = schema.get("items")
+        if isinstance(items, dict):
+            for i, v in enumerate(value):
+                errs += schema_errors(v, items, root, f"{path}[{i}]")
+    elif isinstance(value, str):
+        if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
+            errs.append(f"{path}: shorter than minLength")
+        if isinstance(schema.get("maxLength"), int) and len(value) > schema["maxLength"]:
+            errs.append(f"{path}: longer than maxLength")
+        if isinstance(schema.get("pattern"), str) and not re.search(schema["pattern"], value):
+            errs.append(f"{path}: does not match pattern")
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(schema.get("minimum"), (int, float)) and value < schema["minimum"]:
+            errs.append(f"{path}: below minimum")
+        if isinstance(schema.get("maximum"), (int, float)) and value > schema["maximum"]:
+            errs.append(f"{path}: above maximum")
+        if isinstance(schema.get("exclusiveMinimum"), (int, float)) and value <= schema["exclusiveMinimum"]:
+            errs.append(f"{path}: not above exclusiveMinimum")
+        if isinstance(schema.get("exclusiveMaximum"), (int, float)) and value >= schema["exclusiveMaximum"]:
+            errs.append(f"{path}: not below exclusiveMaximum")
+    return errs
+
+
+# ------------------------------------------------------------------------------------------------- requests
+
+
+def constraint_of(params: dict[str, Any]) -> tuple[str, Any] | None:
+    """The grammar a request asks for, as SGLang builds it: ("regex", pattern) or ("json_schema", schema dict),
+    from `regex`, `json_schema` (a string) and `response_format` (json_object → {"type": "object"}); None without
+    one. Raises ValueError with SGLang's message for a json_schema response format without a schema."""
+    rf = params.get("response_format")
+    if isinstance(rf, dict):
+        kind = rf.get("type")
+        if kind == "json_schema":
+            js = rf.get("json_schema") if isinstance(rf.get("json_schema"), dict) else {}
+            schema = js.get("schema", js.get("schema_"))
+            if schema is None:
+                raise ValueError("schema_ is required for json_schema response format request.")
+            return ("json_schema", schema)
+        if kind == "json_object":
+            return ("json_schema", {"type": "object"})
+    if isinstance(params.get("json_schema"), str):
+        try:
+            return ("json_schema", json.loads(params["json_schema"]))
+        except json.JSONDecodeError:
+            raise ValueError("json_schema is not valid JSON") from None
+    if isinstance(params.get("regex"), str):
+        compile_or_raise(params["regex"], "regex")
+        return ("regex", params["regex"])
+    return None
+
+
+def compile_or_raise(pattern: str, field: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as e:
+        raise ValueError(f"Invalid {field} pattern {pattern!r}: {e}") from None
+
+
+def stop_regexes(value: Any) -> tuple[str, ...]:
+    """`stop_regex` (a string or a list of strings) as a tuple, each pattern compiled once to refuse bad ones."""
+    if value is None:
+        return ()
+    pats = [value] if isinstance(value, str) else value
+    if not isinstance(pats, list) or not all(isinstance(p, str) for p in pats):
+        raise ValueError("stop_regex must be a string or a list of strings")
+    for p in pats:
+        compile_or_raise(p, "stop_regex")
+    return tuple(p for p in pats if p)
+
+
+def constrained_text(constraint: tuple[str, Any], rng: random.Random) -> str:
+    """The text the twin decodes for a constraint: a regex sample, or a schema sample as SGLang's JSON grammar
+    writes it (compact separators with a space, as xgrammar's default JSON grammar allows)."""
+    kind, spec = constraint
+    if kind == "regex":
+        return regex_sample(spec, rng)
+    return json.dumps(schema_sample(spec, rng), ensure_ascii=False)
