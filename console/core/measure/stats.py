@@ -51,6 +51,15 @@ DEFINITIONS: tuple[Definition, ...] = (
     Definition("KV capacity tax", "1 − capacity / capacity of the no-speculation arm on the same node", "%"),
     Definition("forecast", "τ(k) = 1 + Σ_{i≤k} p_i;  step(k) = step(k0) + (k − k0) · verify tax;  tok/s(k) = τ(k) / step(k)",
                "tok/s", "priced before the arm runs, compared with the measurement after it"),
+    Definition("aggregate output tok/s", "concurrency × Σ completion_tokens / Σ E2E over the included requests", "tok/s",
+               "a cell's closed-loop throughput at fixed concurrency (Little's law); a resumed cell's gap does not "
+               "count; modelled node's seconds on a time-scaled twin"),
+    Definition("TTFT p99", "numpy.percentile(TTFT of included requests, 99), linear interpolation", "s"),
+    Definition("KV usage (cell)", "mean and max of /metrics token_usage sampled during the cell while requests run",
+               "fraction of the KV pool", "kv-samples.jsonl of the cell, sampled every 0.1 s wall by the sweep runner"),
+    Definition("queue time (cell)", "Δ queue_time_seconds_sum / Δ queue_time_seconds_count across the cell's /metrics "
+               "samples", "s", "mean wait before admission of the requests admitted during the cell; also the "
+               "largest num_queue_reqs sampled"),
 )
 
 
@@ -201,6 +210,40 @@ def cost_per_million_usd(node_usd_per_hour: float | None, tok_s: float | None) -
     if node_usd_per_hour is None or not tok_s:
         return None
     return node_usd_per_hour / (3600.0 * tok_s) * 1e6
+
+
+def aggregate_output_tok_s(rows: Sequence[RequestRecord], concurrency: int) -> float | None:
+    """Closed-loop throughput of a cell (tok/s): concurrency × Σ completion_tokens / Σ E2E over the included rows."""
+    pairs = [(r.completion_tokens, e2e_s(r)) for r in rows if r.ok and not r.flags and not r.warmup]
+    pairs = [(t, e) for t, e in pairs if t and e]
+    if not pairs or concurrency < 1:
+        return None
+    return concurrency * sum(t for t, _ in pairs) / sum(e for _, e in pairs)
+
+
+def kv_usage(samples: Sequence[dict]) -> tuple[float | None, float | None]:
+    """(mean, max) of `token_usage` over the /metrics samples of a cell taken while requests were running."""
+    vals = [float(x["token_usage"]) for x in samples if isinstance(x.get("token_usage"), (int, float))
+            and (x.get("num_running_reqs") or 0) > 0]
+    if not vals:
+        return None, None
+    return float(np.mean(vals)), float(max(vals))
+
+
+def queue_time_mean_s(samples: Sequence[dict]) -> float | None:
+    """Mean queue time (s) of the requests admitted during a cell: Δ queue_time_seconds_sum / Δ count between
+    consecutive samples, summed where the counters grew (a relaunch resets them)."""
+    ds = dc = 0.0
+    prev = None
+    for x in samples:
+        s_, c_ = x.get("queue_time_sum_s"), x.get("queue_time_count")
+        if not isinstance(s_, (int, float)) or not isinstance(c_, (int, float)):
+            continue
+        if prev is not None and c_ >= prev[1] and s_ >= prev[0]:
+            ds += s_ - prev[0]
+            dc += c_ - prev[1]
+        prev = (s_, c_)
+    return ds / dc if dc > 0 else None
 
 
 def kv_capacity_tax(capacity_tokens: int | None, nospec_capacity_tokens: int | None) -> float | None:
