@@ -24,7 +24,7 @@ Every forecast carries what it was computed from, so it can be checked after the
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Sequence
 
 import numpy as np
@@ -84,6 +84,123 @@ def fit_verify_tax(cells: Sequence[tuple[int, Sequence[float]]], *, seed: int = 
         return None, f"the session's fit {span} is not resolved (its 95% CI includes 0)"
     return VerifyTax(slope, "fitted", f"fitted in this session, 95% CI [{lo:.3f}, {hi:.3f}] across widths "
                                       f"{', '.join(map(str, widths))}{what}", (lo, hi)), ""
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    """A straight line through the medians of per-request step times at several widths, with a bootstrap 95% CI
+    of its slope (ms per verified token) that resamples each width's requests."""
+
+    slope_ms: float
+    ci_ms: tuple[float, float]
+    intercept_ms: float
+    widths: tuple[int, ...]
+    medians_ms: tuple[float, ...]
+    n: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ProbeFit:
+    """The verify-tax probe's fit (docs/measurement.md#the-verify-tax-probe): `verify` from legs at several verify
+    widths with the drafter's passes held constant (ms per verified token: the drafter's cost cancels); `chain`
+    from chain legs (topk 1) at several depths (ms per depth: one more verified token and one more draft pass);
+    where both ran, the draft pass is their difference. A depth forecast's tax is `chain` when measured (the price
+    of one more depth), else `verify` (labelled as the verify cost alone)."""
+
+    verify: SlopeFit | None = None
+    chain: SlopeFit | None = None
+    draft_pass_ms: float | None = None
+    draft_pass_ci_ms: tuple[float, float] | None = None
+
+    def tax(self, where: str = "") -> VerifyTax:
+        v = self.verify
+        if self.chain is not None:
+            lo, hi = self.chain.ci_ms
+            parts = [f"one more depth at depths {', '.join(str(w - 1) for w in self.chain.widths)}"]
+            if v is not None:
+                parts.append(f"verify {v.slope_ms:.3f} ms/token at widths {', '.join(map(str, v.widths))}")
+            if self.draft_pass_ms is not None:
+                parts.append(f"draft pass {self.draft_pass_ms:.3f} ms")
+            return VerifyTax(self.chain.slope_ms, "probed", f"probed{where}, 95% CI [{lo:.3f}, {hi:.3f}]: "
+                                                           + "; ".join(parts), (lo, hi))
+        assert v is not None
+        lo, hi = v.ci_ms
+        return VerifyTax(v.slope_ms, "probed",
+                         f"probed{where}, 95% CI [{lo:.3f}, {hi:.3f}] at widths {', '.join(map(str, v.widths))} "
+                         f"(verify cost only: without chain legs the draft pass per depth is not in it)", (lo, hi))
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "ProbeFit":
+        def sf(x: dict | None) -> SlopeFit | None:
+            if not x:
+                return None
+            return SlopeFit(float(x["slope_ms"]), tuple(x["ci_ms"]), float(x["intercept_ms"]),  # type: ignore[arg-type]
+                            tuple(int(w) for w in x["widths"]), tuple(float(m) for m in x["medians_ms"]),
+                            tuple(int(n) for n in x["n"]))
+        v, c = sf(d.get("verify")), sf(d.get("chain"))
+        if v is None and c is None:
+            raise ValueError("a probe fit with neither verify nor chain legs")
+        dp_ci = d.get("draft_pass_ci_ms")
+        return cls(v, c, d.get("draft_pass_ms"), tuple(dp_ci) if dp_ci else None)  # type: ignore[arg-type]
+
+
+def _boot_slopes(pts: Sequence[tuple[int, np.ndarray]], rng: np.random.Generator, n_boot: int) -> np.ndarray:
+    x = np.array([w for w, _ in pts], dtype=float)
+    out = np.empty(n_boot)
+    for b in range(n_boot):
+        yb = np.array([float(np.median(rng.choice(xs, size=xs.size, replace=True))) for _, xs in pts])
+        out[b] = np.polyfit(x, yb, 1)[0]
+    return out
+
+
+def _slope_fit(cells: Sequence[tuple[int, Sequence[float]]], what: str) -> tuple[SlopeFit | None, list, str]:
+    pts = [(int(w), np.asarray([v for v in xs if v and v > 0], dtype=float)) for w, xs in cells]
+    pts = [(w, xs) for w, xs in pts if xs.size]
+    widths = sorted({w for w, _ in pts})
+    if len(widths) < 2:
+        return None, pts, f"{what}: fewer than two widths with measured requests ({widths or 'none'})"
+    x = np.array([w for w, _ in pts], dtype=float)
+    y = np.array([float(np.median(xs)) for _, xs in pts])
+    slope, icpt = np.polyfit(x, y, 1)
+    return SlopeFit(float(slope), (0.0, 0.0), float(icpt), tuple(w for w, _ in pts), tuple(y.tolist()),
+                    tuple(int(xs.size) for _, xs in pts)), pts, ""
+
+
+def _resolved(cells: Sequence[tuple[int, Sequence[float]]], what: str, rng: np.random.Generator, n_boot: int
+              ) -> tuple[SlopeFit | None, np.ndarray | None, str]:
+    f, pts, why = _slope_fit(cells, what)
+    if f is None:
+        return None, None, why
+    boots = _boot_slopes(pts, rng, n_boot)
+    f = replace(f, ci_ms=tuple(float(q) for q in np.percentile(boots, [2.5, 97.5])))  # type: ignore[arg-type]
+    if f.slope_ms <= 0:
+        return None, None, f"{what}: slope {f.slope_ms:+.3f} ms/token is not physical (a verified token cannot save time)"
+    if f.ci_ms[0] <= 0:
+        return None, None, (f"{what}: slope {f.slope_ms:+.3f} ms/token is not resolved (95% CI "
+                            f"[{f.ci_ms[0]:+.3f}, {f.ci_ms[1]:+.3f}] includes 0): more requests or wider widths")
+    return f, boots, ""
+
+
+def probe_fit(verify_cells: Sequence[tuple[int, Sequence[float]]],
+              chain_cells: Sequence[tuple[int, Sequence[float]]] = (), *, seed: int = 0, n_boot: int = 2000
+              ) -> tuple[ProbeFit | None, str]:
+    """Fit the probe: each cell is (verified tokens per step, per-request step times in ms), the verify legs'
+    and the chain legs'. (None, why) when neither group gives a resolved, physical slope (≥ 2 widths, slope > 0,
+    95% CI above 0). The draft pass (chain − verify) takes its CI from the same bootstrap draws."""
+    rng = np.random.default_rng(seed)
+    v, vb, vwhy = _resolved(verify_cells, "verify legs", rng, n_boot) if verify_cells else (None, None, "")
+    c, cb, cwhy = _resolved(chain_cells, "chain legs", rng, n_boot) if chain_cells else (None, None, "")
+    why = "; ".join(w for w in (vwhy, cwhy) if w)
+    if v is None and c is None:
+        return None, why or "no legs"
+    dp = dp_ci = None
+    if v is not None and c is not None and vb is not None and cb is not None:
+        dp = c.slope_ms - v.slope_ms
+        dp_ci = tuple(float(q) for q in np.percentile(cb - vb, [2.5, 97.5]))
+    return ProbeFit(v, c, dp, dp_ci), why  # type: ignore[arg-type]
 
 
 def choose_verify_tax(probed: VerifyTax | None = None, fitted: tuple[VerifyTax | None, str] | None = None

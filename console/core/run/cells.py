@@ -46,10 +46,12 @@ class Cells:
             "complete": False,
         }
 
-    async def run_cell(self, proto: CellProtocol, label: str | None = None, resume_dir: Path | None = None) -> CellResult:
+    async def run_cell(self, proto: CellProtocol, label: str | None = None, resume_dir: Path | None = None,
+                       parent: Path | None = None) -> CellResult:
         """Run a cell into a new cell directory, or continue the one in `resume_dir`: its finished rows are
         kept as they are and only the missing request ids are sent (same prompt-set hash and server
-        configuration required)."""
+        configuration required). `parent`: the cell goes into that directory of the session (a probe's) and is
+        never a forecast base."""
         if self.state.phase not in ("ready", "attached"):
             raise RuntimeError(f"no server to measure (state: {self.state.phase}); launch or attach first")
         if self.state.cell is not None and self.state.cell.running:
@@ -71,11 +73,11 @@ class Cells:
             writer.update_manifest(resumed=resumed, complete=False)
         else:
             label = label or f"{pset.name}-n{proto.n}-m{proto.max_tokens}-c{proto.concurrency}"
-            writer = self.session.new_cell(label)
+            writer = self.session.new_cell(label, parent=parent)
             writer.write_manifest(self._cell_manifest(proto, pset, label))
         prog = CellProgress(label=label, total=proto.n, cell_dir=str(writer.dir), done=len(done_rows),
                             rows=list(done_rows), arm_index=len(self.state.arms) - 1 if self.state.arms else None,
-                            prompt_set=pset.name)
+                            prompt_set=pset.name, probe=parent is not None)
         self.state.cell = prog
         self._stop_cell = False
         self.monitor.reset_recent()
@@ -134,7 +136,7 @@ class Cells:
         """The cell a forecast of the running arm starts from: its latest measured cell with per-position
         acceptance, preferring a measurement cell to the short anchor."""
         arm = len(self.state.arms) - 1
-        cells = [c for c in self.state.cells_done if c.arm_index == arm and c.summary is not None
+        cells = [c for c in self.state.cells_done if c.arm_index == arm and c.summary is not None and not c.probe
                  and c.summary.per_position_acceptance and c.summary.median_tok_s and c.summary.tau and c.cell_dir]
         if not cells:
             return None

@@ -30,6 +30,8 @@ class CellProgress:
     prompt_set: str | None = None
     forecast_cmp: dict[str, Any] | None = None
     """Predicted (before the flip to this arm) vs measured, when this cell is the forecast's workload."""
+    probe: bool = False
+    """A leg of the verify-tax probe (random draft weights): never a forecast base."""
 
 
 @dataclass

@@ -529,8 +529,8 @@ def session_tax(cell_dir: Path) -> tuple[VerifyTax | None, str]:
 def cell_forecast(cell_dir: Path, depths: Sequence[int] | None = None, *, verify_tax_ms: float | None = None,
                   tax_source: str | None = None, probed: VerifyTax | None = None) -> CellForecast:
     """Forecast other depths from a measured cell: the one forecast of the console. The verify tax follows
-    `measure.forecast.choose_verify_tax`: `verify_tax_ms` when given (the CLI's --verify-tax-ms), else probed,
-    else fitted across the cell's session when resolved and positive, else the published 0.397 ms with the reason.
+    `measure.forecast.choose_verify_tax`: `verify_tax_ms` when given (the CLI's --verify-tax-ms), else probed
+    (`probed`, else the session's verify-tax probe of this model and drafter: sessions.probes.session_probe), else fitted across the cell's session when resolved and positive, else the published 0.397 ms with the reason.
     ValueError (one line) when the cell cannot be forecast."""
     from console.core.sessions.report import cell_report
     cell_dir = Path(cell_dir)
@@ -549,7 +549,8 @@ def cell_forecast(cell_dir: Path, depths: Sequence[int] | None = None, *, verify
     if verify_tax_ms is not None:
         tax = given_tax(verify_tax_ms, tax_source or "given (--verify-tax-ms)")
     else:
-        tax = choose_verify_tax(probed, session_tax(cell_dir))
+        from console.core.sessions.probes import session_probe
+        tax = choose_verify_tax(probed if probed is not None else session_probe(cell_dir), session_tax(cell_dir))
     fc = forecast(r["per_position_acceptance"], depth, r["median_tok_s"], r["tau"],
                   list(depths) if depths else default_depths(fam, depth), tax=tax, cell_dir=str(cell_dir),
                   family=fam)

@@ -196,9 +196,11 @@ class Session:
     def cells(self) -> list[Path]:
         return sorted(p for p in self.dir.glob("cell-*") if p.is_dir())
 
-    def new_cell(self, slug: str) -> CellWriter:
-        n = len(self.cells()) + 1
-        d = self.dir / f"cell-{n:03d}-{slugify(slug)}"
+    def new_cell(self, slug: str, parent: Path | None = None) -> CellWriter:
+        """A new cell directory in the session, or in `parent` (a probe directory inside it)."""
+        where = Path(parent) if parent is not None else self.dir
+        n = len([p for p in where.glob("cell-*") if p.is_dir()]) + 1
+        d = where / f"cell-{n:03d}-{slugify(slug)}"
         d.mkdir()
         return CellWriter(d)
 

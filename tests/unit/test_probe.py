@@ -1,0 +1,152 @@
+"""The verify-tax probe's rules and fit (docs/measurement.md#the-verify-tax-probe): which legs each drafter family
+gets (and which families are refused, with the reason), and that the fit recovers a known slope within its CI."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from console.core.exits import EXIT_USAGE, exit_code
+from console.core.launch.profile import Drafter, resolve_profile
+from console.core.measure.forecast import ProbeFit, probe_fit
+from console.core.run.probe import ProbeRefused, max_tree_width, plan_probe, tree_refusal
+from console.core.sessions.probes import session_probe
+
+
+def _with(p, **drafter):
+    return replace(p, drafter=replace(p.drafter, **drafter))
+
+
+def test_eagle3_tree_legs_hold_the_draft_passes_and_move_the_width_only():
+    p = resolve_profile("k26-eagle3-d6")
+    plan = plan_probe(p, server_args={"attention_backend": "triton", "page_size": 64})
+    verify = [leg for leg in plan.legs if leg.kind == "verify"]
+    assert [(leg.steps, leg.topk) for leg in verify] == [(6, 4)] * 3  # the drafter's passes: 6 × topk 4
+    assert [leg.width for leg in verify] == [3, 7, 11]
+    for leg in plan.legs:
+        args = leg.profile.server_flags()
+        assert args[args.index("--speculative-draft-load-format") + 1] == "dummy"
+        assert args[args.index("--speculative-num-draft-tokens") + 1] == str(leg.width)
+    chain = [leg for leg in plan.legs if leg.kind == "chain"]
+    assert [(leg.steps, leg.topk, leg.width) for leg in chain] == [(3, 1, 4), (9, 1, 10)]
+    assert "draft passes" in plan.rule and "verified width" in plan.rule
+
+
+def test_trtllm_mla_with_pages_gets_chain_legs_and_says_why():
+    p = resolve_profile("k26-eagle3-d6")
+    why = tree_refusal(p, {"attention_backend": "trtllm_mla", "page_size": 64})
+    assert why is not None and "trtllm_mla" in why and "topk > 1" in why
+    plan = plan_probe(p, server_args={"attention_backend": "trtllm_mla", "page_size": 64})
+    assert [(leg.kind, leg.steps, leg.width) for leg in plan.legs] == [("chain", 3, 4), ("chain", 6, 7),
+                                                                       ("chain", 9, 10)]
+    assert plan.rule.startswith("attention backend trtllm_mla with page size 64")
+    with pytest.raises(ProbeRefused, match="no tree legs can run"):
+        plan_probe(p, widths=[3, 7], server_args={"attention_backend": "trtllm_mla", "page_size": 64})
+    assert tree_refusal(p, {"attention_backend": "trtllm_mha", "page_size": 1}) is not None
+    assert tree_refusal(p, {"attention_backend": "fa3", "page_size": 16}) is None
+
+
+@pytest.mark.parametrize(("profile", "reason"), [
+    ("k26-dflash-b16", "drafts the whole block in one pass and the block is the verify width"),
+    ("k26-nospec", "runs no drafter"),
+])
+def test_families_whose_widths_cannot_be_separated_are_refused_with_exit_2(profile, reason):
+    with pytest.raises(ProbeRefused, match=reason) as e:
+        plan_probe(resolve_profile(profile))
+    assert exit_code(e.value) == EXIT_USAGE and "\n" not in str(e.value)
+
+
+def test_ngram_is_refused_and_standalone_follows_the_eagle_rule():
+    p = resolve_profile("k26-eagle3-d6")
+    with pytest.raises(ProbeRefused, match="NGRAM has no draft weights"):
+        plan_probe(_with(p, family="ngram", model=None))
+    st = plan_probe(_with(p, family="standalone", steps=3), server_args={"attention_backend": "flashinfer"})
+    assert st.rule.startswith("STANDALONE") and {leg.steps for leg in st.legs if leg.kind == "verify"} == {3}
+
+
+def test_widths_outside_the_tree_are_refused():
+    p = resolve_profile("k26-eagle3-d6")
+    assert max_tree_width(6, 4) == 1 + 4 + 5 * 16
+    with pytest.raises(ProbeRefused, match=r"verifies 2\.\.85 tokens"):
+        plan_probe(p, widths=[3, 90], server_args={"attention_backend": "triton"})
+    with pytest.raises(ProbeRefused, match="two or more different widths"):
+        plan_probe(p, widths=[7, 7], server_args={"attention_backend": "triton"})
+    with pytest.raises(ProbeRefused, match="topk ≥ 2"):
+        plan_probe(p, topk=1, server_args={"attention_backend": "triton"})
+
+
+def _synthetic(slope: float, widths, n: int, sd: float, intercept: float, rng) -> list[tuple[int, list[float]]]:
+    return [(w, list(intercept + slope * w + rng.normal(0, sd, n))) for w in widths]
+
+
+def test_fit_recovers_a_known_slope_within_its_ci():
+    rng = np.random.default_rng(5)
+    hits = 0
+    for trial in range(20):
+        v = _synthetic(0.26, (3, 7, 11), 8, 0.08, 7.4, rng)
+        c = _synthetic(0.40, (4, 10), 8, 0.08, 6.7, rng)
+        fit, why = probe_fit(v, c, seed=trial, n_boot=400)
+        assert fit is not None and fit.verify is not None and fit.chain is not None, why
+        lo, hi = fit.verify.ci_ms
+        hits += lo <= 0.26 <= hi
+        assert fit.verify.slope_ms == pytest.approx(0.26, abs=0.05)
+        assert fit.draft_pass_ms == pytest.approx(0.14, abs=0.07)
+    assert hits >= 16  # a 95% CI: at least 16 of 20 trials cover the true slope
+    print(f"\nsynthetic slope 0.26 ms/token: CI covered it in {hits}/20 trials")
+
+
+def test_fit_refuses_unresolved_and_nonphysical_slopes():
+    rng = np.random.default_rng(1)
+    flat = _synthetic(0.0, (3, 7), 6, 0.5, 8.0, rng)
+    fit, why = probe_fit(flat, seed=0, n_boot=300)
+    assert fit is None and "verify legs" in why and ("not resolved" in why or "not physical" in why)
+    fit, why = probe_fit([(7, [9.0, 9.1])], seed=0)
+    assert fit is None and "fewer than two widths" in why
+
+
+def test_probe_fit_round_trips_and_the_tax_prefers_the_chain():
+    rng = np.random.default_rng(2)
+    fit, _ = probe_fit(_synthetic(0.25, (3, 11), 8, 0.05, 7.5, rng), _synthetic(0.4, (4, 10), 8, 0.05, 6.7, rng),
+                       n_boot=300)
+    assert fit is not None
+    back = ProbeFit.from_json(json.loads(json.dumps(fit.to_json())))
+    assert back == fit
+    tax = fit.tax(" (probe-001)")
+    assert tax.source == "probed" and tax.ms == fit.chain.slope_ms and tax.ci_ms == fit.chain.ci_ms
+    assert "draft pass" in tax.text and "verify 0.2" in tax.text
+    only_v = ProbeFit(fit.verify)
+    assert only_v.tax().ms == fit.verify.slope_ms and "verify cost only" in only_v.tax().text
+
+
+def _cell(d: Path, arm: dict, prompt_set: str = "tool") -> Path:
+    d.mkdir(parents=True)
+    (d / "manifest.json").write_text(json.dumps({"arm": arm, "server_args": {"model_path": "m"},
+                                                 "prompt_set": {"name": prompt_set}}))
+    (d / "rows.jsonl").write_text("")
+    return d
+
+
+def test_session_probe_matches_model_family_draft_and_kv_and_only_complete_probes(tmp_path):
+    arm = {"family": "eagle3", "steps": 6, "topk": 1, "draft_tokens": 7, "draft_model": "d", "kv_dtype": "auto"}
+    cell = _cell(tmp_path / "cell-001-x", arm, "chat")
+    rng = np.random.default_rng(3)
+    fit, _ = probe_fit([], _synthetic(0.4, (4, 7, 10), 8, 0.05, 6.7, rng), n_boot=200)
+    assert fit is not None
+    pd = tmp_path / "probe-001-verify-tax"
+    pd.mkdir()
+    doc = {"kind": "verify-tax", "complete": False, "fit": fit.to_json(), "arm": dict(arm, steps=3),
+           "model_path": "m", "prompt_set": {"name": "tool", "median_prompt_tokens": 10155}}
+    (pd / "probe.json").write_text(json.dumps(doc))
+    assert session_probe(cell) is None  # not complete
+    doc["complete"] = True
+    (pd / "probe.json").write_text(json.dumps(doc))
+    tax = session_probe(cell)
+    assert tax is not None and tax.source == "probed" and tax.ms == pytest.approx(fit.chain.slope_ms)
+    assert "probe-001-verify-tax, on tool at ~10.2k context; this cell is chat" in tax.text
+    for other in ({"kv_dtype": "fp8_e4m3"}, {"family": "dflash"}, {"draft_model": "e"}):
+        (pd / "probe.json").write_text(json.dumps(dict(doc, arm=dict(arm, **other))))
+        assert session_probe(cell) is None, other
