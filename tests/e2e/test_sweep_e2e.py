@@ -1,0 +1,118 @@
+"""`serving-console sweep` end to end on the twin: the smoke plan (two arms × two domains × concurrency {1, 4}),
+each arm launched once and anchored, every cell complete, the analysis printed as JSON and recomputed identically
+by `report DIR`; a two-node plan runs its arms in parallel (their cells overlap in time), one twin process per node
+with its own node seed, each node anchored, and the routing table refuses to call a cross-node winner."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+REPO = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "console.cli"]
+FAST = ["--sim", "--sim-time-scale", "8", "--sim-arg=--sim-startup-scale=1000"]
+
+
+def rows(cell_dir: Path) -> list[dict]:
+    return [json.loads(x) for x in (cell_dir / "rows.jsonl").read_text().splitlines() if x.strip()]
+
+
+def journal(d: Path) -> list[dict]:
+    return [json.loads(x) for x in (d / "journal.jsonl").read_text().splitlines() if x.strip()]
+
+
+def test_smoke_campaign_end_to_end_and_report_recomputes(tmp_path):
+    p = subprocess.run([*CLI, "sweep", str(REPO / "profiles" / "campaigns" / "smoke.toml"), *FAST, "--json", "--yes",
+                        "--sessions", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stderr[-3000:]
+    err = p.stderr
+    assert "campaign smoke: 8 cells, 2 arms on 1 node(s), 2 launches (1 relaunches)" in err and "estimate:" in err
+    assert "ETA cell" in err and "campaign ETA" in err
+    a = json.loads(p.stdout)["campaign"]
+    c = a["campaign"]
+    assert c["complete"] and c["cells_planned"] == 8 and c["cells_complete"] == 8 and c["sim_time_scale"] == 8.0
+    d = Path(c["dir"])
+    assert len(list((d / "node-node").glob("engine-*.log"))) == 2  # each arm launched once
+    ev = journal(d)
+    assert [e["arm"] for e in ev if e["ev"] == "anchor"] == ["k26-nospec", "k26-eagle3-d5"]  # anchored per launch
+    assert [e["ev"] for e in ev].count("cell_done") == 8 and ev[-1]["ev"] == "done"
+    for cell in a["cells"]:
+        assert cell["complete"] and cell["n_included"] == 4 and cell["median_tok_s"] > 0, cell["key"]
+        assert cell["aggregate_tok_s"] > 0 and cell["ttft_p99_s"] >= cell["ttft_p50_s"] > 0
+        assert cell["kv_samples"] > 0 and (Path(cell["cell_dir"]) / "kv-samples.jsonl").exists()
+        assert len(rows(Path(cell["cell_dir"]))) == 4
+    assert {(r["prompt_set"], r["concurrency"]) for r in a["routing"]} == {
+        ("tool-short", 1), ("tool-short", 4), ("math-short", 1), ("math-short", 4)}
+    for r in a["routing"]:
+        assert r["controlled"] is True and len(r["arms"]) == 2
+        assert r["decision"].startswith(("k26-eagle3-d5 by", "k26-nospec by", "no difference resolved"))
+        lo, hi = r["ci95_pct"]
+        assert lo <= r["delta_pct"] <= hi
+    spec = [cv for cv in a["curves"] if cv["arm"] == "k26-eagle3-d5"]
+    assert len(spec) == 2 and all(cv["net_negative"]["vs"] == "k26-nospec" for cv in spec)
+    assert all([p_["concurrency"] for p_ in cv["points"]] == [1, 4] for cv in a["curves"])
+    assert {ld["prompt_set"] for ld in a["ladders"]} == {"tool-short", "math-short"}
+    r = subprocess.run([*CLI, "report", str(d), "--json"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    b = json.loads(r.stdout)["campaign"]
+    assert b["routing"] == a["routing"] and b["curves"] == a["curves"] and b["ladders"] == a["ladders"]
+    t = subprocess.run([*CLI, "report", str(d)], cwd=REPO, capture_output=True, text=True, timeout=120,
+                       env={**__import__("os").environ, "COLUMNS": "200"})
+    assert t.returncode == 0 and "routing table" in t.stdout and "depth ladders" in t.stdout
+
+
+TWO_NODES = """
+name = "two-nodes"
+[protocol]
+n = 6
+max_tokens = 160
+[[workload]]
+context = "short"
+domains = ["tool"]
+concurrency = [1]
+[[arms]]
+profile = "k26-nospec"
+[[arms]]
+profile = "k26-eagle3-d5"
+[[nodes]]
+name = "a"
+sim_args = ["--sim-node-seed", "11"]
+[[nodes]]
+name = "b"
+sim_args = ["--sim-node-seed", "12"]
+"""
+
+
+def test_two_node_plan_runs_arms_in_parallel_each_node_anchored(tmp_path):
+    plan = tmp_path / "two.toml"
+    plan.write_text(TWO_NODES)
+    p = subprocess.run([*CLI, "sweep", str(plan), *FAST, "--json", "--yes", "--sessions", str(tmp_path / "s")],
+                       cwd=REPO, capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stderr[-3000:]
+    a = json.loads(p.stdout)["campaign"]
+    d = Path(a["campaign"]["dir"])
+    assert a["campaign"]["complete"]
+    spans = {}
+    for node in ("a", "b"):
+        nd = d / f"node-{node}"
+        logs = list(nd.glob("engine-*.log"))
+        assert len(logs) == 1
+        argv = json.loads((nd / "session.json").read_text())["arms"][0]["argv"]
+        assert "--sim-node-seed" in argv and argv[argv.index("--sim-node-seed") + 1] == {"a": "11", "b": "12"}[node]
+        (cell,) = [c for c in a["cells"] if c["node"] == node]
+        rs = rows(Path(cell["cell_dir"]))
+        spans[node] = (min(r["wall_start"] for r in rs), max(r["wall_start"] + r["t_end_s"] for r in rs))
+        anchors = [x for x in a["arms"] if x["node"] == node][0]["anchors"]
+        assert len(anchors) == 1 and anchors[0]["median_tok_s"] > 0 and f"node-{node}" in anchors[0]["cell_dir"]
+    (sa, ea), (sb, eb) = spans["a"], spans["b"]
+    assert sa < eb and sb < ea, f"the nodes' cells did not overlap in time: {spans}"
+    (r,) = a["routing"]
+    assert r["controlled"] is False and r["winner"] is None and r["decision"].startswith("needs a same-node pair")
+    assert "anchors" in r["decision"]
+    nn = next(cv for cv in a["curves"] if cv["arm"] == "k26-eagle3-d5")["net_negative"]
+    assert nn["controlled"] is False and "uncontrolled" in nn["statement"]
