@@ -91,5 +91,6 @@ def completion_logprobs(req: SimRequest, sim_seed: int, start: int, end: int, to
         out["text_offset"].append(-1)
         out["token_logprobs"].append(lp)
         out["tokens"].append(piece)
-        out["top_logprobs"].append({t: v for t, v in top})
+        if top_n > 0:  # logprobs: 0 asks for no alternatives: an empty list, not empty maps
+            out["top_logprobs"].append({t: v for t, v in top})
     return out

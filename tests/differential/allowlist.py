@@ -11,10 +11,6 @@ kind's fields and types), the status and JSON shape of malformed-JSON and missin
 from __future__ import annotations
 
 ALLOWED: dict[str, str] = {
-    "completions: status real=200 twin=404": "not yet fixed: the twin has no /v1/completions route (#14 §3 known 1)",
-    "n2: status real=200 twin=400": "not yet fixed: the twin rejects n > 1; real serves n=2 (known 5)",
-    "logprobs: body $.choices[].logprobs: type real=dict twin=null":
-        "not yet fixed: the twin ignores logprobs/top_logprobs; real returns a logprobs object (known 6)",
     "err_top_p_zero: status real=400 twin=200":
         "not yet fixed: the twin does not validate sampling parameters; real rejects top_p=0 with 400 (known 7)",
     "err_unknown_role: status real=400 twin=200": "not yet fixed: the twin accepts unknown message roles (known 11)",

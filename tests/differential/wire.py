@@ -37,6 +37,16 @@ PROBES = [
     Probe("generate_stream", "POST", "/generate", {"text": "Hello", "stream": True,
                                                    "sampling_params": {"max_new_tokens": 6}}, stream=True),
     Probe("completions", "POST", "/v1/completions", {"model": M, "prompt": "Hello", "max_tokens": 6}),
+    Probe("completions_stream", "POST", "/v1/completions", {"model": M, "prompt": "Hello", "max_tokens": 4,
+                                                           "stream": True, "stream_options": {"include_usage": True}},
+          stream=True),
+    Probe("completions_batch_logprobs", "POST", "/v1/completions", {"model": M, "prompt": ["Hello", "Hi"],
+                                                                   "max_tokens": 3, "n": 2, "logprobs": 2}),
+    Probe("completions_ids_echo", "POST", "/v1/completions", {"model": M, "prompt": [[1, 2, 3]], "max_tokens": 2,
+                                                             "echo": True}),
+    Probe("completions_stream_logprobs", "POST", "/v1/completions", {"model": M, "prompt": "Hello", "max_tokens": 3,
+                                                                    "stream": True, "logprobs": 1, "n": 2},
+          stream=True),
     Probe("err_bad_json", "POST", CHAT, raw=b"{not json", headers={"Content-Type": "application/json"},
           message=True),
     Probe("err_no_messages", "POST", CHAT, {"model": M, "max_tokens": 6}, message=True),
@@ -45,6 +55,27 @@ PROBES = [
     Probe("n2", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 4, "n": 2}),
     Probe("logprobs", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 4, "logprobs": True,
                                      "top_logprobs": 2}),
+    Probe("logprobs_n2_no_top", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 3, "logprobs": True,
+                                               "n": 2}),
+    Probe("logprobs_stream", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 3, "logprobs": True,
+                                            "top_logprobs": 2, "stream": True}, stream=True),
+    Probe("n2_stream", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 3, "n": 2, "stream": True,
+                                      "stream_options": {"include_usage": True}}, stream=True),
+    # cut short on both (SmolLM2 writes long indented JSON): the shape of an unfinished constrained answer
+    Probe("json_object", "POST", CHAT, {"model": M, "messages": [{"role": "user", "content": "A JSON object."}],
+                                        "max_tokens": 4, "response_format": {"type": "json_object"}}),
+    Probe("json_schema", "POST", CHAT, {"model": M, "messages": [{"role": "user", "content": "Is the sky blue? "
+                                                                                            "Answer in JSON."}],
+                                        "max_tokens": 40, "response_format": {"type": "json_schema", "json_schema": {
+                                            "name": "answer", "schema": {
+                                                "type": "object", "properties": {"ok": {"type": "boolean"}},
+                                                "required": ["ok"], "additionalProperties": False}}}}),
+    Probe("completions_logprobs_zero", "POST", "/v1/completions", {"model": M, "prompt": "Hello", "max_tokens": 2,
+                                                                  "logprobs": 0}),
+    Probe("regex", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 12, "regex": "(yes|no)[.!]"}),
+    Probe("stop_regex", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 12, "stop_regex": "[a-z]"}),
+    Probe("stop_regex_stream", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 12, "stop_regex": "[a-z]",
+                                              "stream": True}, stream=True),
     Probe("err_unknown_role", "POST", CHAT, {"model": M, "messages": [{"role": "wizard", "content": "hi"}],
                                              "max_tokens": 4}),
     Probe("err_text_plain", "POST", CHAT, raw=b'{"messages": [{"role": "user", "content": "hi"}]}',
@@ -57,11 +88,18 @@ PROBES = [
 ]
 
 
-def shape(v):
+def _token_map(v) -> bool:
+    """A legacy completions `top_logprobs` entry: {token text: logprob} (its keys are generated text)."""
+    return isinstance(v, dict) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v.values())
+
+
+def shape(v, key: str | None = None):
     """The structure of a JSON value: dicts keep their keys, lists the union of their items' shapes, scalars
-    their type name."""
+    their type name. A completions `top_logprobs` map keeps only its kind (its keys are tokens of text)."""
+    if key == "top_logprobs" and isinstance(v, list) and v and all(_token_map(x) for x in v):
+        return ["dict", {"<token>": "number"}]
     if isinstance(v, dict):
-        return {k: shape(x) for k, x in v.items()}
+        return {k: shape(x, k) for k, x in v.items()}
     if isinstance(v, list):
         merged: dict = {}
         kinds = set()
