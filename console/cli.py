@@ -346,15 +346,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     from console.core.sessions.report import session_report
     if not args.dir.exists():
         raise ValueError(f"{args.dir}: no such session or cell directory")
-    from console.core.campaign.journal import is_campaign
-    if is_campaign(args.dir):  # a campaign: routing table, curves and ladders recomputed from its rows
-        from console.cli_sweep import cmd_report_campaign
-        return cmd_report_campaign(args)
-    if args.html is not None or args.plots is not None:
+    if args.html is not None or args.plots is not None:  # any kind, a campaign included (docs/reports.md)
         from console.core.report.html import write_report_files
         for line in write_report_files(args.dir, html=args.html, plots=args.plots):
             print(line)
         return EXIT_OK
+    from console.core.campaign.journal import is_campaign
+    if is_campaign(args.dir):  # a campaign: routing table, curves and ladders recomputed from its rows
+        from console.cli_sweep import cmd_report_campaign
+        return cmd_report_campaign(args)
     from console.core.sessions.pairs import pair_files, recompute_pair, report_markdown
     pfiles = pair_files(args.dir)
     if pfiles:

@@ -265,8 +265,8 @@ def _provenance(base: Path, meta: dict[str, Any], cells: list[tuple[Path, dict[s
     out.append(_table(["cell", "n", "max tokens", "temperature", "concurrency", "warm-up", "endpoint", "ignore_eos"],
                       protos))
     launches = []
-    for i, arm in enumerate(meta.get("arms") or [], 1):
-        launches.append((str(i), arm.get("profile") or "—", arm.get("log") or "—", _argv(arm.get("argv") or [])))
+    for i, arm in enumerate([a for a in meta.get("arms") or [] if a.get("argv")], 1):  # launches; anchors have no argv
+        launches.append((str(i), arm.get("profile") or "—", arm.get("log") or "—", _argv(arm["argv"])))
     seen = set()
     for d, r in cells:  # a cell without a session (or an attach) records its own argv
         m = _manifest(d)
@@ -317,8 +317,18 @@ def _cells_table(base: Path, cells: list[tuple[Path, dict[str, Any]]]) -> str:
 
 # --- pages -----------------------------------------------------------------------------------------------
 
-def _cells_of(d: Path) -> list[tuple[Path, dict[str, Any]]]:
-    return [(c, cell_report(c)) for c in iter_cells(d)]
+def _cells_of(d: Path, skipped: list[str] | None = None) -> list[tuple[Path, dict[str, Any]]]:
+    """(cell dir, `cell_report`) of every readable cell; a cell whose manifest tore (a crash mid-write) is left
+    out and named in `skipped`, so the rest of the session still reports."""
+    out = []
+    for c in iter_cells(d):
+        try:
+            out.append((c, cell_report(c)))
+        except (OSError, ValueError) as e:
+            if skipped is None:
+                raise
+            skipped.append(f"{c.name}: not reported ({type(e).__name__}: {' '.join(str(e).split())[:120]})")
+    return out
 
 
 def _banner(rep: Report, note: str | None) -> str:
@@ -419,7 +429,8 @@ def cell_page(d: Path) -> Report:
 
 def session_page(d: Path) -> Report:
     d = Path(d)
-    cells = _cells_of(d)
+    skipped: list[str] = []
+    cells = _cells_of(d, skipped)
     pfs = pair_files(d)
     meta = _session_meta(d)
     scales = {r.get("sim_time_scale") for _, r in cells if r.get("sim_time_scale")}
@@ -436,8 +447,13 @@ def session_page(d: Path) -> Report:
         else None)
     rep.sections.append(_banner(rep, note))
     for k, pf in enumerate(reversed(pfs)):
-        _pair_sections(rep, d, pf, prefix="" if k == 0 else f"pair{len(pfs) - k}-")
+        try:
+            _pair_sections(rep, d, pf, prefix="" if k == 0 else f"pair{len(pfs) - k}-")
+        except (OSError, ValueError, KeyError, StopIteration) as e:  # a torn pair document or a leg whose rows are gone
+            rep.sections.append(f'<h2>Pair {escape(pf.name)}</h2><p class="warn">Not recomputed ({type(e).__name__}: '
+                                f"{escape(' '.join(str(e).split())[:160])}); its report.md holds what was written.</p>")
     rep.sections.append("<h2 id=\"cells\">Cells</h2>")
+    rep.sections += [f'<p class="warn">{escape(x)}</p>' for x in skipped]
     if not cells:
         rep.sections.append("<p>No cells.</p>")
     else:
@@ -549,7 +565,7 @@ def _pair_rows(ps: PairStats) -> list[tuple[str, str, str]]:
 
 def kind_of(d: Path) -> str:
     d = Path(d)
-    if (d / "campaign.json").exists() or (d / "plan.toml").exists() and (d / "analysis.json").exists():
+    if (d / "campaign.json").exists():
         return "campaign"
     if (d / "manifest.json").exists() or (d / "rows.jsonl").exists():
         return "cell"
@@ -591,6 +607,8 @@ td code { word-break: break-all; }
 .verdict.resolved { background: #e5f4ea; border: 1px solid #8cc9a2; }
 .verdict.unresolved { background: #fff4d6; border: 1px solid #e7c766; }
 .headline { font-size: 1.05rem; }
+.warn { color: #8a4b00; }
+pre.plan { background: #f6f7f9; padding: .6em .8em; border-radius: 6px; overflow-x: auto; font-size: .8rem; }
 .fig { margin: 1.2em 0; padding: 0; }
 .plotbox { border: 1px solid var(--line); border-radius: 6px; padding: 4px; background: #fff; overflow-x: auto; }
 svg.plot { display: block; width: 100%; max-width: 900px; height: auto; margin: 0 auto; }

@@ -434,7 +434,8 @@ class Interval:
 
 def interval_chart(title: str, rows: Sequence[Interval], unit: str = "%", width: int = 720) -> Scene:
     """Point estimates with their 95% CI on one axis that always shows 0 (a CI crossing it is unresolved)."""
-    label_w = min(220, max(70, 7 * max((len(r.label) for r in rows), default=4) + 16))
+    label_w = min(330, max(70, max((max(text_width(r.label, 13), text_width(r.note, 11)) for r in rows),
+                                   default=30) + 20))
     band = 40
     top, bottom = 14, 40
     h = top + band * max(len(rows), 1) + bottom
@@ -457,7 +458,7 @@ def interval_chart(title: str, rows: Sequence[Interval], unit: str = "%", width:
             sc.text(label_w + 6, cy + 4, "(too few requests)", 12, MUTED)
             continue
         if r.low is not None and r.high is not None:
-            sc.rect(x(r.low), cy - 7, x(r.high) - x(r.low), 14, r.color, opacity=0.22, mark=True,
+            sc.rect(x(r.low), cy - 7, x(r.high) - x(r.low), 14, r.color, opacity=0.3, mark=True,
                     tip=f"{r.label}: 95% CI [{r.low:+.1f}, {r.high:+.1f}]{unit}")
             sc.line(x(r.low), cy - 7, x(r.low), cy + 7, r.color, 2)
             sc.line(x(r.high), cy - 7, x(r.high), cy + 7, r.color, 2)
