@@ -605,7 +605,7 @@ class Engine:
                 break
             if start + i < free_from:
                 continue  # inside a scripted part: no EOS draw
-            if (r.natural_len is not None and start + i + 1 >= max(r.natural_len, free_from + 1)) or (
+            if (r.natural_len is not None and start + i + 1 >= free_from + max(r.natural_len, 1)) or (
                     self.eos_rate > 0 and not r.ignore_eos and r.rng.random() < self.eos_rate):
                 # the natural length (lengths.py) reached, or the per-token EOS hazard drew one
                 take, eos = i + 1, True
