@@ -108,6 +108,8 @@ class ConsoleApp(App[int]):
         Binding("f", "flip('family')", "drafter"),
         Binding("k", "flip('kv')", "KV"),
         Binding("p", "pair", "pair"),
+        Binding("v", "probe", "probe", show=False),
+        Binding("w", "sweep", "sweep", show=False),
         Binding("c", "chat", "chat"),
         Binding("C", "chat_both", "chat A|B", show=False),
         Binding("b", "sessions", "sessions"),
@@ -313,8 +315,9 @@ class ConsoleApp(App[int]):
             return self.compact and (maxed is None or maxed.id != pid)
 
         cs, ct, ca, ck, cg, cc = (compact(p) for p in ("server", "throughput", "acceptance", "kv", "gpu", "cell"))
+        trail = tuple((r.steps, r.draft_tokens, r.source) for r in st.spec_trail[-24:])
         self._update("#server", (cs, st.phase, st.error, srv, st.simulated, st.sim_time_scale, st.profile_name,
-                                 st.base_url, len(st.workers)), lambda: render.server_panel(st, compact=cs))
+                                 st.base_url, len(st.workers), trail), lambda: render.server_panel(st, compact=cs))
         thr_key = (ct, w_thr, None if live is None else (
             round(live.rolling_tok_s or 0.0, 1), round(live.recent_median_tok_s or 0.0, 1),
             tuple((r.request_id, r.tokens, r.tok_s is None) for r in live.running[:6]), len(live.running),
@@ -326,7 +329,8 @@ class ConsoleApp(App[int]):
         self._update("#acceptance", acc_key, lambda: render.acceptance_panel(st, width=max(6, w_acc - 16),
                                                                              compact=ca))
         kv_key = (ck, w_kv, srv, st.metrics_error, None if m is None else (
-            m.token_usage, m.num_used_tokens, m.num_running_reqs, m.num_queue_reqs, m.max_total_num_tokens))
+            m.token_usage, m.num_used_tokens, m.num_running_reqs, m.num_queue_reqs, m.max_total_num_tokens,
+            m.num_retracted_reqs, m.num_retracted_requests_total))
         self._update("#kv", kv_key, lambda: render.kv_panel(st, width=max(3, w_kv - (12 if ck else 11)),
                                                             compact=ck))
         gpu_key = (cg, srv, None if g is None else (g.state, g.message, tuple(
@@ -402,12 +406,17 @@ class ConsoleApp(App[int]):
             self.pair_state.result = msg.result
             if msg.result is not None:
                 self.notify(f"pair: {msg.result.stats.verdict}", timeout=15)
+        if msg.what == "probe" and msg.result is not None:
+            tax = msg.result.doc.get("tax")
+            self.notify(f"verify tax {tax['ms']:.3f} ms/token: {tax['text']}" if tax else
+                        f"probe: no fit ({msg.result.why})", title="verify-tax probe",
+                        severity="information" if tax else "warning", timeout=20)
         self.refresh_state()
 
     # --- actions -----------------------------------------------------------------------------
 
     DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs", "maximize", "chat", "chat_both", "sessions",
-                                   "forecast"})
+                                   "forecast", "probe"})
 
     def action_sessions(self) -> None:
         """Browse recorded sessions: cells, pairs, reports; compare two cells of the same workload."""
@@ -504,6 +513,8 @@ class ConsoleApp(App[int]):
             ("Flip: drafter family", "none → EAGLE-3 → DFLASH", lambda: self.action_flip("family")),
             ("Flip: KV-cache dtype", "auto ↔ fp8_e4m3", lambda: self.action_flip("kv")),
             ("Record a pair…", "same-session A/B with a verdict", self.action_pair),
+            ("Probe the verify tax…", "dummy draft weights at several verify widths: ms per verified token with "
+             "its CI, used by this session's forecasts", self.action_probe),
             ("Chat with the model", "openai SDK; per-turn TTFT, tok/s, τ, p_i", self.action_chat),
             ("Chat with both arms…", "one message to A and B (another server, or other sampling), side by side",
              self.action_chat_both),
@@ -603,6 +614,41 @@ class ConsoleApp(App[int]):
 
         self.push_screen(FlipScreen(flip, fc, note, rt.last_startup_s()), confirmed)
 
+    def action_probe(self) -> None:
+        """The verify-tax probe on the running arm: plan it (core), confirm, run the legs, relaunch this arm."""
+        from console.core.run.probe import ProbeRefused, plan_probe, run_probe
+        from console.ui.screens.probe import ProbeScreen
+        rt = self.runtime
+        if rt is None or rt.profile is None or rt.state.mode != "launch":
+            self.notify("the probe relaunches the engine at each width: it needs a launched profile (--profile)",
+                        severity="warning")
+            return
+        if rt.state.phase != "ready" or rt.state.relaunching:
+            self.notify(f"cannot probe while the engine is {rt.state.phase}", severity="warning")
+            return
+        if rt.state.cell is not None and rt.state.cell.running:
+            self.notify("a cell is running: stop it (s) before probing", severity="warning")
+            return
+        base = rt.profile
+        try:
+            plan = plan_probe(base, server_args=rt.state.server.raw if rt.state.server is not None else None)
+        except ProbeRefused as e:
+            self.notify(str(e), title="no probe", severity="warning", timeout=12)
+            return
+        except ValueError as e:
+            self.notify(str(e), title="no probe", severity="error", timeout=12)
+            return
+
+        def say(text: str) -> None:
+            self.call_from_thread(self.notify, text, title="verify-tax probe", timeout=4)
+
+        def confirmed(ok: bool | None) -> None:
+            if ok:
+                self.submit("probe", run_probe(rt, plan, say=say, restore=base))
+                self.notify(f"probing {base.name}: {len(plan.legs)} legs", timeout=4)
+
+        self.push_screen(ProbeScreen(plan, rt.last_startup_s()), confirmed)
+
     def action_stop_cell(self) -> None:
         if self.runtime is not None:
             self.runtime.request_stop_cell()
@@ -633,6 +679,14 @@ class ConsoleApp(App[int]):
             rt.emit(E.PairStatus(text))
 
         self.submit("pair", run_pair(rt, spec, say=say))
+
+    def action_sweep(self) -> None:
+        """Campaigns: choose a plan (profiles/campaigns/), read its estimate, run it, read the routing table."""
+        from console.ui.screens.sweep import SweepScreen
+        rt = self.runtime
+        if rt is not None:
+            self.push_screen(SweepScreen(rt.sessions_root, sim=bool(rt.state.simulated),
+                                         time_scale=rt.state.sim_time_scale))
 
     def action_logs(self, _via: str = "") -> None:
         self.push_screen(LogScreen(self.runtime))

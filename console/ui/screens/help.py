@@ -22,13 +22,17 @@ KEYS = (
     ("f", "flip drafter family none → EAGLE-3 → DFLASH (the drafter of a sibling profile): relaunch"),
     ("k", "flip KV-cache dtype auto ↔ fp8_e4m3: relaunch"),
     ("p", "record a same-session pair (arm B = a profile or a flip of the running arm)"),
+    ("v", "verify-tax probe: dummy draft weights at several verify widths (relaunches), then this arm again; "
+          "the session's forecasts use the probed tax"),
+    ("w", "sweep: run a campaign plan (profiles/campaigns/): estimate, progress and ETA per cell, routing table"),
     ("1 … 6", "maximize a panel (server, throughput, acceptance, KV, GPU, cell); escape restores"),
     ("ctrl+p", "command palette: every action"),
     ("ctrl+t", "light / dark theme"),
     ("c", "chat with the served model: Enter sends, ctrl+s stops, F2 saves chat-<n>.json/.md into the session"),
     ("C", "chat with both arms (ctrl+b in the chat): B = another server URL or this one with other sampling; "
           "one message, answers side by side"),
-    ("b", "sessions: newest first; enter opens a report, space marks A/B, c compares, p next pair, f forecast"),
+    ("b", "sessions: newest first; enter opens a report, space marks A/B, c compares, p next pair, f forecast, "
+          "h writes the HTML report (beside the folder)"),
     ("d", "forecast other draft depths from the latest measured cell of the running arm"),
     ("l", "engine log (tail)"),
     ("?", "this help"),

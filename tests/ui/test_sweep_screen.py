@@ -1,0 +1,84 @@
+"""The sweep screen: a plan's printed plan and estimate (snapshots at 160×48 and 80×24), a bad plan's lines exactly as
+headless prints them, and the smoke campaign run from the screen on the twin to its routing table."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from textual.app import App
+
+from console.cli import main
+from console.ui.screens.sweep import SweepScreen
+from tests.ui.waits import wait_until
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class Host(App):
+    def __init__(self, make_screen) -> None:
+        super().__init__()
+        self._make = make_screen
+
+    def on_mount(self) -> None:
+        self.push_screen(self._make())
+
+
+@pytest.fixture
+def plans(tmp_path: Path) -> Path:
+    d = tmp_path / "campaigns"
+    d.mkdir()
+    shutil.copy(REPO / "profiles" / "campaigns" / "smoke.toml", d / "smoke.toml")
+    (d / "bad.toml").write_text('name = "bad"\n[protocol]\nn = 0\nbogus = 1\n[[workload]]\ncontext = "short"\n'
+                                'domains = ["tool"]\n[[arms]]\nprofile = "k26-nope"\n')
+    return d
+
+
+def host(plans: Path, sessions: Path, choose: str, **kw) -> Host:
+    return Host(lambda: SweepScreen(sessions, plans=plans, sim=True, time_scale=8.0, choose=choose, **kw))
+
+
+def loaded(app) -> bool:
+    return isinstance(app.screen, SweepScreen) and app.screen.loaded
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_sweep_plan_snapshot(snap_compare, plans, tmp_path, size):
+    async def run_before(pilot) -> None:
+        await wait_until(pilot, lambda: loaded(pilot.app), what="the plan and its estimate")
+    assert snap_compare(host(plans, tmp_path / "sessions", "smoke"), terminal_size=size, run_before=run_before)
+
+
+async def test_a_bad_plan_shows_the_lines_headless_prints(plans, tmp_path, capsys):
+    code = main(["sweep", str(plans / "bad.toml"), "--sim", "--dry-run", "--sessions", str(tmp_path / "s")])
+    headless = [ln.removeprefix("serving-console: ") for ln in capsys.readouterr().err.splitlines()]
+    assert code == 2 and len(headless) >= 3
+    app = host(plans, tmp_path / "s", "bad")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: loaded(app), what="the refusal")
+        scr = app.screen
+        assert not scr.ok and scr.lines == headless
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert scr.runner is None  # nothing starts
+
+
+async def test_the_smoke_campaign_runs_from_the_screen_to_its_routing_table(plans, tmp_path):
+    app = host(plans, tmp_path / "s", "smoke", sim_args=["--sim-time-scale", "8", "--sim-startup-scale", "1000"])
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: loaded(app) and app.screen.ok, what="the plan")
+        scr = app.screen
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: scr.runner is not None and scr.runner.progress.phase == "running",
+                         what="the campaign to start")
+        await wait_until(pilot, lambda: scr.analysis is not None or scr.error is not None, what="the campaign's end",
+                         timeout=180)
+        assert scr.error is None, scr.error
+        p = scr.runner.progress
+        assert p.counts() == {"done": 8}
+        assert all(c.measured_tok_s for c in p.cells.values())
+        assert len(scr.analysis["routing"]) == 4 and scr.analysis["campaign"]["complete"]
+        await pilot.pause()
+        text = "\n".join(s.text for s in app.screen._compositor.render_strips())
+        assert "routing table" in text and "8/8 cells done" in text
