@@ -6,6 +6,8 @@
     c       compare the two marked cells: both medians with n and p10/p90, Δ% with the bootstrap 95% CI, the
             verdict — or the one-line refusal when their prompt-set SHA-256 or protocol differ
     p       next pair        f   forecast other depths from the highlighted cell        r   re-read the disk
+    h       write the highlighted session's (or cell's) HTML report beside its folder (`report DIR --html`):
+            a toast says where it went, or the one line why not
     escape  back
 
 Listing, recomputation and comparison are core's (`sessions.browse`, `sessions.report`, `pair_runner`); disk
@@ -271,6 +273,7 @@ class SessionsScreen(Screen[None]):
         Binding("c", "compare", "compare"),
         Binding("p", "next_pair", "next pair"),
         Binding("f", "forecast", "forecast"),
+        Binding("h", "html", "HTML"),
         Binding("r", "refresh", "refresh"),
     ]
     DEFAULT_CSS = """
@@ -282,6 +285,13 @@ class SessionsScreen(Screen[None]):
     """
     COLUMNS = (("mark", "", 1), ("what", "session / cell", 24), ("arm", "arm", 10), ("n", "ok/n", 5),
                ("median", "tok/s", 7), ("tau", "τ", 4), ("set", "set", 11), ("done", "", 1), ("notes", "notes", None))
+
+    class HtmlWritten(Message, bubble=False):
+        """`h` finished: `path` written, or `error` (one line)."""
+
+        def __init__(self, path: Path | None, error: str | None) -> None:
+            super().__init__()
+            self.path, self.error = path, error
 
     class Loaded(Message, bubble=False):
         """The listing is on screen (`count` sessions)."""
@@ -599,6 +609,39 @@ class SessionsScreen(Screen[None]):
         cur = table.cursor_row
         nxt = next((i for i in pairs if i > cur), pairs[0])
         table.move_cursor(row=nxt)
+
+    def action_html(self) -> None:
+        cur = self.current()
+        if cur is None:
+            self.notify("h writes an HTML report: highlight a session, pair or cell", severity="warning")
+            return
+        kind, s, obj = cur
+        target = obj.dir if kind == "cell" else s.dir  # a pair's report is its session's
+        self.notify(f"writing the HTML report of {target.name}…", timeout=3)
+        self._write_html(target)
+
+    @work(thread=True, exclusive=True, group="html")
+    def _write_html(self, target: Path) -> None:
+        from console.core.exits import describe
+        from console.core.report.html import write_html
+        try:
+            out, rep = write_html(target)
+        except Exception as e:  # one line, never a traceback: a torn file, a folder that cannot be written
+            line = describe(e)[0] if describe(e) else type(e).__name__
+            self.app.call_from_thread(self._html_done, None, f"{target.name}: {type(e).__name__}: {line}")
+            return
+        self.app.call_from_thread(self._html_done, out, None, rep.kind, len(rep.figures))
+
+    def _html_done(self, path: Path | None, error: str | None, kind: str = "", plots: int = 0) -> None:
+        if not self.is_attached:
+            return
+        if error:
+            self.notify(error, title="no HTML report", severity="error", timeout=12)
+        else:
+            size = path.stat().st_size / 1024
+            self.notify(f"{path}\n{kind} · {plots} plots · {size:.0f} KiB · opens offline", title="HTML report written",
+                        timeout=12)
+        self.post_message(self.HtmlWritten(path, error))
 
     def action_forecast(self) -> None:
         cur = self.current()
