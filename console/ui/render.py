@@ -14,6 +14,7 @@ from rich.text import Text
 
 from console.core.launch.logparse import StartupProgress
 from console.core.measure import stats
+from console.core.arm import FAMILY_NAMES
 from console.core.measure.plots import bar, histogram_strip, sparkline
 from console.core.run.state import CellProgress, RuntimeState
 
@@ -92,6 +93,9 @@ def server_panel(state: RuntimeState, compact: bool = False) -> RenderableType:
         arm = s.arm
         if arm.speculative:
             t.add_row("drafter", arm.label().split(" · KV ")[0])
+            active = adaptive_line(state, width=24)
+            if active is not None:
+                t.add_row("active", active)
             if arm.draft_model:
                 t.add_row("draft", arm.draft_model)
         else:
@@ -102,6 +106,55 @@ def server_panel(state: RuntimeState, compact: bool = False) -> RenderableType:
     return t
 
 
+STEP_GLYPHS = "▁▂▃▄▅▆▇█"
+
+
+def steps_trail(values: Sequence[int], width: int) -> str:
+    """The last `width` readings of the active draft steps, one glyph each on a scale of the largest seen (0 steps,
+    drafting off, reads '·')."""
+    hi = max(values, default=0) or 1  # the scale of the whole trail, so a steady value does not read full
+    vals = list(values)[-width:]
+    return "".join("·" if v <= 0 else STEP_GLYPHS[min(len(STEP_GLYPHS) - 1, round(v / hi * (len(STEP_GLYPHS) - 1)))]
+                   for v in vals)
+
+
+def steps_changes(values: Sequence[int], last: int = 4) -> str:
+    """The recent switches of the active steps, oldest first: '7→5→3' (the current value alone when none)."""
+    runs: list[int] = []
+    for v in values:
+        if not runs or runs[-1] != v:
+            runs.append(v)
+    return "→".join(map(str, runs[-last:]))
+
+
+def adaptive_line(state: RuntimeState, width: int = 24, compact: bool = False) -> Text | None:
+    """The draft steps an adaptive server has active now and their recent trail; None when the server does not
+    adapt. Full: 'steps 3 · 4 draft tokens · /metrics ▅▅▇▇▅▃ 7→5→3'; compact (after the caller's 'steps '):
+    '3 ▅▇▅▃▃▃ 5→3'."""
+    s = state.server
+    if s is None or not s.arm.adaptive:
+        return None
+    one = dict(no_wrap=True, overflow="ellipsis")
+    t = Text(**one)
+    cur = state.spec_active()
+    if cur is None:
+        t.append("steps —", style="dim")
+        t.append(" (no reading yet: the gauge appears after the first decode log)" if not compact else " no reading",
+                 style="dim")
+        return t
+    vals = [r.steps for r in state.spec_trail]
+    t.append("steps " if not compact else "", style="dim")
+    t.append(str(cur.steps), style="bold magenta")
+    if not compact:
+        if cur.draft_tokens is not None:
+            t.append(f" · {cur.draft_tokens} draft tokens", style="dim")
+        t.append(f" · {cur.source}", style="dim")
+    t.append(" ")
+    t.append(steps_trail(vals, width), style="magenta")
+    t.append(" " + steps_changes(vals, last=3 if compact else 4), style="dim")
+    return t
+
+
 def _server_compact(state: RuntimeState) -> RenderableType:
     """The server at 80×24: status, the drafter in force, KV dtype and TP, the URL (the profile is in the header
     and the status line)."""
@@ -109,6 +162,10 @@ def _server_compact(state: RuntimeState) -> RenderableType:
     parts: list[RenderableType] = [badge_text(state, compact=True)]
     if s is not None:
         parts.append(Text(s.arm.compact(), no_wrap=True, overflow="ellipsis"))
+        active = adaptive_line(state, width=6, compact=True)
+        if active is not None:  # in place of the arm's tail (the status line names the launch depth)
+            fam = FAMILY_NAMES.get(s.arm.family, s.arm.family)
+            parts[-1] = Text(f"{fam} adaptive steps ", no_wrap=True, overflow="ellipsis") + active
         parts.append(Text(f"KV {s.kv_cache_dtype or 'auto'} · mem {num(s.mem_fraction_static, '.3f')} · "
                           f"TP {s.tp_size or '?'}" + ("" if s.enable_metrics else " · metrics OFF"),
                           style="dim", no_wrap=True, overflow="ellipsis"))
@@ -259,6 +316,21 @@ def _acceptance_compact(live) -> RenderableType:
     return Group(head, curve, trend)
 
 
+def _k(n: float) -> str:
+    return f"{n / 1000:,.0f}K" if n >= 10_000 else (f"{n / 1000:.1f}K" if n >= 1000 else f"{n:.0f}")
+
+
+def load_gauge(m, compact: bool = False) -> Text:
+    """Requests running / queued and retracted (the scheduler's last decode log; retracted only when the server
+    exports it): '1 running · 0 queued · 0 retracted', compact '1 run · 0 q · 0 retr'."""
+    t = Text(no_wrap=True, overflow="ellipsis")
+    run, q, rt = num(m.num_running_reqs, ".0f"), num(m.num_queue_reqs, ".0f"), m.num_retracted_reqs
+    t.append(f"{run} run {q} q" if compact else f"{run} running · {q} queued", style="dim")
+    if rt is not None and compact:  # the full panel gives retractions a row of their own
+        t.append(f" {rt:.0f} retr", style="yellow" if rt else "dim")
+    return t
+
+
 def kv_panel(state: RuntimeState, width: int = 24, compact: bool = False) -> RenderableType:
     s = state.server
     m = state.metrics
@@ -274,20 +346,30 @@ def kv_panel(state: RuntimeState, width: int = 24, compact: bool = False) -> Ren
         use.append("use ", style="dim")
         use.append(num(usage * 100 if usage is not None else None, ".1f", "% "))
         use.append(bar(usage, max(3, width)), style="yellow")
+        if used is not None and cap:
+            line = Text(**one)
+            line.append("KV ", style="dim")
+            line.append(f"{_k(used)}/{_k(cap)} tok")
         q = Text(**one)
         if state.metrics_error:
             q.append(state.metrics_error, style="yellow")
         elif m is not None:
-            q.append(f"{num(m.num_running_reqs, '.0f')} run · {num(m.num_queue_reqs, '.0f')} queued", style="dim")
+            q.append_text(load_gauge(m, compact=True))
         return Group(line, use, q)
     t = Table.grid(padding=(0, 1))
     t.add_column(style="dim", no_wrap=True, min_width=8)
     t.add_column(overflow="fold")
     t.add_row("capacity", f"{cap:,} tokens" if cap else "—")
-    t.add_row("in use", (f"{int(used):,} tok " if used is not None else "") + f"({num(usage * 100 if usage is not None else None, '.1f', '%')})")
+    t.add_row("in use", (f"{int(used):,}" + (f" / {cap:,}" if cap else "") + " tok " if used is not None else "")
+              + f"({num(usage * 100 if usage is not None else None, '.1f', '%')})")
     t.add_row("", Text(bar(usage, width), style="yellow"))
     if m is not None:
-        t.add_row("running", f"{num(m.num_running_reqs, '.0f')} req · queued {num(m.num_queue_reqs, '.0f')}")
+        t.add_row("requests", load_gauge(m))
+        if m.num_retracted_reqs is not None:
+            rt = Text(f"{m.num_retracted_reqs:.0f}", style="yellow" if m.num_retracted_reqs else "")
+            if m.num_retracted_requests_total is not None:
+                rt.append(f" at the last log · {m.num_retracted_requests_total:.0f} since start", style="dim")
+            t.add_row("retracted", rt)
     if state.metrics_error:
         t.add_row(Text("note", style="yellow"), Text(state.metrics_error, style="yellow"))
     return t

@@ -44,6 +44,9 @@ class MetricsSnapshot:
     spec_accept_rate: float | None = None
     spec_num_steps: float | None = None
     spec_num_draft_tokens: float | None = None
+    num_retracted_reqs: float | None = None
+    """Requests the scheduler retracted at its last decode log (KV pool full); `..._total` counts them all."""
+    num_retracted_requests_total: float | None = None
     cache_hit_rate: float | None = None
     weight_memory_gb: float | None = None
     kv_cache_memory_gb: float | None = None
@@ -62,7 +65,7 @@ WANTED = ("num_running_reqs", "num_queue_reqs", "gen_throughput", "token_usage",
           "max_total_num_tokens", "spec_accept_length", "spec_accept_rate", "spec_num_steps", "spec_num_draft_tokens",
           "cache_hit_rate", "weight_memory_usage_gb", "kv_cache_memory_usage_gb", "graph_memory_usage_gb",
           "startup_available_gpu_memory_gb", "context_len", "generation_tokens", "prompt_tokens", "spec_verify_calls",
-          "num_requests")
+          "num_requests", "num_retracted_reqs", "num_retracted_requests")
 _WANTED_LINE = re.compile(r"^(?:# (?:HELP|TYPE) )?sglang:(?:" + "|".join(WANTED) + r")(?:_total)?[ {]")
 
 
@@ -137,6 +140,8 @@ def snapshot(text: str) -> MetricsSnapshot:
         prompt_tokens_total=_sum_counter(samples, p + "prompt_tokens_total"),
         spec_verify_calls_total=_sum_counter(samples, p + "spec_verify_calls_total"),
         num_requests_total=_sum_counter(samples, p + "num_requests_total"),
+        num_retracted_reqs=_pick(samples, p + "num_retracted_reqs"),
+        num_retracted_requests_total=_pick(samples, p + "num_retracted_requests_total"),
     )
     phases = {s.labels.get("phase") for s in samples.get(p + "graph_memory_usage_gb", [])}
     for ph in sorted(x for x in phases if x):

@@ -9,6 +9,7 @@ from typing import Any
 
 from console.core.run.cell import CellProtocol, CellResult, is_transport_error, run_cell
 from console.core.measure.records import RequestRecord
+from console.core.sessions.adaptive import append_request_steps, write_adaptive_summary
 from console.core.sessions.store import CellWriter, load_rows, read_json
 from console.core.workload.prompts import load_set
 from console.core.run.events import (
@@ -83,6 +84,7 @@ class Cells:
         self.monitor.reset_recent()
 
         runtime = self
+        adaptive = info is not None and info.arm.adaptive
 
         class Obs:
             def cell_event(self, kind: str, **data: Any) -> None:
@@ -91,6 +93,10 @@ class Cells:
                     runtime._emit(CellStatus(data["text"]))
                 elif kind == "request_finished":
                     rec: RequestRecord = data["record"]
+                    if adaptive and not rec.warmup:
+                        steps = runtime.request_steps(rec)
+                        if steps:
+                            append_request_steps(writer.dir, rec.request_id, steps)
                     prog.rows.append(rec)
                     prog.done = data["done"]
                     runtime.monitor.record_finished(rec)
@@ -110,6 +116,8 @@ class Cells:
             if self.engine is not None and not self._engines_alive():
                 self._report_death()  # now, not at the next telemetry tick
         prog.summary = result.summary
+        if adaptive:
+            prog.adaptive = write_adaptive_summary(writer.dir)
         prog.rows = prog.rows[-KEEP_ROWS:]  # the figures are in the summary, every row on disk: memory stays flat
         prog.status = "interrupted: the engine died" if result.interrupted else (
             "cancelled" if result.cancelled else "done")

@@ -32,6 +32,8 @@ class CellProgress:
     """Predicted (before the flip to this arm) vs measured, when this cell is the forecast's workload."""
     probe: bool = False
     """A leg of the verify-tax probe (random draft weights): never a forecast base."""
+    adaptive: dict[str, Any] | None = None
+    """Adaptive speculation: the cell's active-steps summary (sessions/adaptive.py), when the server adapts."""
 
 
 @dataclass
@@ -50,6 +52,23 @@ class ArmRecord:
     anchor_pct: float | None = None
     """Anchor median as % of the profile's reference (anchor.reference_tok_s), when one is set."""
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class SpecReading:
+    """One reading of the draft steps an adaptive server has active (`--speculative-adaptive`)."""
+
+    t: float
+    """Unix time of the reading (the console's clock)."""
+    steps: int
+    draft_tokens: int | None
+    source: str
+    """'/metrics' (sglang:spec_num_steps / spec_num_draft_tokens, refreshed at each decode log) or '/server_info'
+    (internal_states[0], when the server exports no metrics)."""
+
+
+SPEC_TRAIL = 240
+"""Readings of the active draft steps kept for the dashboard's trail (4 minutes at the busy 1 Hz rate)."""
 
 
 @dataclass
@@ -92,6 +111,12 @@ class RuntimeState:
     sim_info: dict[str, Any] | None = None
     session_dir: str | None = None
     started_wall: float = field(default_factory=time.time)
+    spec_trail: tuple[SpecReading, ...] = ()
+    """Active draft steps of an adaptive server, oldest first (replaced, never mutated: safe to read from the UI
+    thread); empty for a server that does not adapt."""
+
+    def spec_active(self) -> SpecReading | None:
+        return self.spec_trail[-1] if self.spec_trail else None
 
 
 KEEP_ROWS = 100

@@ -10,6 +10,7 @@ from console.core.engine.admin import AdminError
 from console.core.run.events import (
     Died,
 )
+from console.core.run.state import SPEC_TRAIL, SpecReading
 
 
 class Telemetry:
@@ -32,6 +33,7 @@ class Telemetry:
         self._emit(Died(reason, str(dead.log_path)))
 
     def _start_telemetry(self) -> None:
+        self.state.spec_trail = ()  # a new server (launch, relaunch, attach): its own trail
         if self._telemetry is None or self._telemetry.done():
             self._telemetry = asyncio.create_task(self._telemetry_loop())
 
@@ -57,7 +59,8 @@ class Telemetry:
                 now = time.monotonic()
                 busy = self._busy()
                 if self.state.phase in ("ready", "attached"):
-                    if now - last_metrics >= (1.0 if busy else 5.0):
+                    adaptive = self.state.server is not None and self.state.server.arm.adaptive
+                    if now - last_metrics >= ((0.25 if adaptive else 1.0) if busy else 5.0):
                         last_metrics = now
                         await self._poll_metrics()
                         if self.state.gpu is None or self.state.gpu.state != "no_driver":
@@ -66,6 +69,7 @@ class Telemetry:
                         last_info = now
                         try:
                             self._have_server(await self.admin.server_info())  # type: ignore[union-attr]
+                            self._note_spec_from_server_info()
                         except AdminError:
                             pass
             except asyncio.CancelledError:
@@ -81,10 +85,51 @@ class Telemetry:
             self.state.metrics_error = "server runs without --enable-metrics: live KV usage unavailable"
             return
         try:
-            self.state.metrics = await self.admin.metrics()  # type: ignore[union-attr]
+            m = self.state.metrics = await self.admin.metrics()  # type: ignore[union-attr]
             self.state.metrics_error = None
         except AdminError as e:
             self.state.metrics_error = str(e)
+            return
+        if m is not None and m.spec_num_steps is not None:
+            self._note_spec(m.spec_num_steps, m.spec_num_draft_tokens, "/metrics")
+
+    # --- adaptive speculation: the active draft steps ------------------------------------------------
+
+    def _note_spec(self, steps: float, draft_tokens: float | None, source: str) -> None:
+        """Append a reading of the active draft steps (adaptive servers only)."""
+        srv = self.state.server
+        if srv is None or not srv.arm.adaptive:
+            return
+        r = SpecReading(time.time(), int(steps), int(draft_tokens) if draft_tokens is not None else None, source)
+        self.state.spec_trail = (self.state.spec_trail + (r,))[-SPEC_TRAIL:]
+
+    def _note_spec_from_server_info(self) -> None:
+        """Without the /metrics gauges (no --enable-metrics), /server_info internal_states[0] carries the active
+        steps once the server switched them (before that, the launch values it also shows)."""
+        srv = self.state.server
+        if srv is None or not srv.arm.adaptive:
+            return
+        last = self.state.spec_active()
+        if last is not None and last.source == "/metrics" and time.time() - last.t < 10:
+            return
+        states = srv.raw.get("internal_states") or []
+        st = states[0] if states and isinstance(states[0], dict) else {}
+        steps = st.get("speculative_num_steps")
+        if isinstance(steps, int):
+            ndt = st.get("speculative_num_draft_tokens")
+            self._note_spec(steps, ndt if isinstance(ndt, int) else None, "/server_info")
+
+    def request_steps(self, rec) -> list[int]:
+        """The active draft steps while a request ran: the reading in force when it was sent, then every reading
+        until its stream ended (4 Hz while busy; the /metrics gauge itself refreshes at each decode log)."""
+        trail = self.state.spec_trail
+        if not trail:
+            return []
+        start = rec.wall_start
+        end = start + float(rec.t_end_s or rec.t_last_s or 0.0)
+        before = [r for r in trail if r.t <= start]
+        out = [before[-1].steps] if before else []
+        return out + [r.steps for r in trail if start < r.t <= end]
 
     async def _stop_telemetry(self) -> None:
         if self._telemetry is not None:

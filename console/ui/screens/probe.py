@@ -1,0 +1,64 @@
+"""The verify-tax probe's confirmation (v on the dashboard): what the probe will launch on this node, what it holds
+constant and why, and what it costs, before the relaunches start (the probe itself: core/run/probe.py)."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from console.core.run.probe import ProbePlan
+
+
+def probe_body(plan: ProbePlan, last_startup_s: float | None) -> Group:
+    lines = [Text(plan.rule, style="dim")]
+    for leg in plan.legs:
+        what = "width" if leg.kind == "verify" else "depth"
+        lines.append(Text(f"  {leg.kind:<6} steps {leg.steps:>2} · topk {leg.topk} · {leg.width:>2} verified tokens "
+                          f"({what} leg)"))
+    p = plan.protocol
+    lines.append(Text(f"each leg: --speculative-draft-load-format dummy (acceptance ≈ 0), {p.n} × {p.prompt_set} at "
+                      f"one stream, {p.max_tokens} output tokens; its cell goes into the session's probe folder"))
+    cost = f"{len(plan.legs) + 1} relaunches (the legs, then this arm again, re-anchored)"
+    if last_startup_s:
+        cost += f", ~{(len(plan.legs) + 1) * last_startup_s:.0f} s of startup at the last launch's {last_startup_s:.1f} s"
+    lines.append(Text(cost, style="yellow"))
+    lines.append(Text("the session's forecasts then use the probed tax (source 'probed', with its 95% CI)", style="dim"))
+    return Group(*lines)
+
+
+class ProbeScreen(ModalScreen[bool]):
+    BINDINGS = [Binding("escape", "cancel", "cancel"), Binding("n", "cancel", "cancel", show=False),
+                Binding("y", "confirm", "run the probe"), Binding("enter", "confirm", "run", show=False)]
+    DEFAULT_CSS = """
+    ProbeScreen { align: center middle; }
+    ProbeScreen > Vertical { width: 100; max-width: 95%; height: auto; border: round $warning; background: $surface;
+                             padding: 0 1; }
+    ProbeScreen #buttons { height: 1; align-horizontal: right; margin-top: 1; }
+    ProbeScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, plan: ProbePlan, last_startup_s: float | None) -> None:
+        super().__init__()
+        self.plan, self.last_startup_s = plan, last_startup_s
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"[b]verify-tax probe[/b]  {self.plan.base.name}: {self.plan.base.arm.label()}")
+            yield Static(probe_body(self.plan, self.last_startup_s))
+            with Horizontal(id="buttons"):
+                yield Button("cancel (esc)", id="cancel", compact=True)
+                yield Button("run the probe (y)", variant="warning", id="confirm", compact=True)
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm")
