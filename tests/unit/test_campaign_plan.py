@@ -215,3 +215,40 @@ def test_plan_error_lists_every_problem():
     with pytest.raises(PlanError) as e:
         parse_plan('bogus = 1\n[[workload]]\ncontext = "x"\n', name="x")
     assert len(e.value.problems) >= 3  # unknown field, bad context, no arms
+
+
+def test_real_nodes_on_one_host_and_port_are_refused_but_twins_get_their_own_ports(tmp_path):
+    body = BASE + """
+[[arms]]
+profile = "k26-nospec"
+[[arms]]
+profile = "k26-eagle3-d5"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+"""
+    plan = parse_plan(body, path=tmp_path / "p.toml")
+    probs = [p for p in refusals(plan, sim=False) if "nodes[" in p]
+    assert probs == [f"{tmp_path / 'p.toml'}: nodes[1] (b) launches on the same host and port as node a "
+                     "(127.0.0.1:30000); give it its own host, port or engine template"]
+    assert not [p for p in refusals(plan, sim=True) if "nodes[" in p]
+    ok = parse_plan(body.replace('name = "b"', 'name = "b"\nhost = "gpu-b"'), path=tmp_path / "p.toml")
+    assert not [p for p in refusals(ok, sim=False) if "nodes[" in p]
+
+
+def test_resume_refuses_another_time_scale_and_a_plan_beside_it(tmp_path, capsys):
+    from console.core.campaign.run import create_campaign
+    plan = load_plan(CAMPAIGNS / "smoke.toml")
+    d = create_campaign(plan, tmp_path, sim=True, time_scale=8.0, sim_args=["--sim-time-scale", "8.0"])
+    code, lines = sweep(["--resume", str(d), "--sim-time-scale", "4", "--dry-run", "--sessions", str(tmp_path)],
+                        capsys)
+    assert code == EXIT_USAGE and lines == [
+        "--sim-time-scale 4: the campaign ran at ×8; resume at the same scale (rates of one cell must not mix "
+        "scales) or leave it out"]
+    code, lines = sweep([str(CAMPAIGNS / "smoke.toml"), "--resume", str(d), "--dry-run"], capsys)
+    assert code == EXIT_USAGE and "leave PLAN.toml out" in lines[0]
+    code, lines = sweep(["--resume", str(tmp_path), "--dry-run"], capsys)
+    assert code == EXIT_USAGE and "not a campaign directory" in lines[0]
+    code, _ = sweep(["--resume", str(d), "--dry-run", "--sessions", str(tmp_path)], capsys)
+    assert code == EXIT_OK

@@ -530,6 +530,20 @@ def refusals(plan: Plan, *, sim: bool, sessions_root: Path | None = None,
         prof = a.profile.with_sim() if sim else a.profile
         res = check_profile(prof, introspect=not sim)
         out += [f"{where}: {a.where} ({a.name}): the engine rejects {e}" for e in res.errors]
+    if not sim and plan.multi_node:
+        seen: dict[tuple, str] = {}
+        for i, nd in enumerate(plan.nodes):
+            for a in plan.arms:
+                if nd.name not in plan.arm_nodes(a):
+                    continue
+                p = nd.apply(a.profile)
+                where_ = (p.hosts or (p.host,), p.port, p.template)
+                other = seen.get(where_)
+                if other is not None and other != nd.name:
+                    out.append(f"{where}: nodes[{i}] ({nd.name}) launches on the same host and port as node {other} "
+                               f"({p.host}:{p.port}); give it its own host, port or engine template")
+                seen.setdefault(where_, nd.name)
+                break
     caps = dict(capacities or {})
     if sessions_root is not None:
         for a in plan.arms:
