@@ -46,6 +46,12 @@ DEFINITIONS: tuple[Definition, ...] = (
     Definition("verify tax", "slope of implied step time against verified tokens per step, across depths", "ms/token",
                "used by a forecast only when probed, or fitted on one prompt set with a 95% CI above 0; "
                "else the published 0.397 ms, labelled"),
+    Definition("verify-tax probe", "slope of per-request implied step time against num_draft_tokens, dummy draft "
+               "weights, drafter passes held constant (bootstrap 95% CI)", "ms/token",
+               "chain legs (topk 1) give ms per depth: a verified token and a draft pass; draft pass = chain − verify"),
+    Definition("active draft steps", "sglang:spec_num_steps readings while a request ran (adaptive speculation); a "
+               "request's count = its most frequent reading", "steps",
+               "p_i per step count pools the requests that ran at one count only"),
     Definition("cost", "node $/h ÷ (3600 · tok/s) · 10⁶", "$/M output tokens"),
     Definition("KV capacity", "max_total_num_tokens from /server_info", "tokens"),
     Definition("KV capacity tax", "1 − capacity / capacity of the no-speculation arm on the same node", "%"),
