@@ -1,7 +1,7 @@
 """`serving-console sweep` end to end on the twin: the smoke plan (two arms × two domains × concurrency {1, 4}),
 each arm launched once and anchored, every cell complete, the analysis printed as JSON and recomputed identically
 by `report DIR`; a two-node plan runs its arms in parallel (their cells overlap in time), one twin process per node
-with its own node seed, each node anchored, and the routing table refuses to call a cross-node winner."""
+with its own node seed (one of them started through a command template, the ssh/srun path), each node anchored, and the routing table refuses to call a cross-node winner."""
 
 from __future__ import annotations
 
@@ -85,12 +85,15 @@ sim_args = ["--sim-node-seed", "11"]
 [[nodes]]
 name = "b"
 sim_args = ["--sim-node-seed", "12"]
+# launched through a command template, as a real node over ssh would be (tests/e2e/fake_node.py execs the argv)
+template = ["PYTHON", "FAKE_NODE", "{node_rank}", "{argv_shell}"]
 """
 
 
 def test_two_node_plan_runs_arms_in_parallel_each_node_anchored(tmp_path):
     plan = tmp_path / "two.toml"
-    plan.write_text(TWO_NODES)
+    plan.write_text(TWO_NODES.replace("PYTHON", sys.executable).replace("FAKE_NODE",
+                                                                         str(REPO / "tests" / "e2e" / "fake_node.py")))
     p = subprocess.run([*CLI, "sweep", str(plan), *FAST, "--json", "--yes", "--sessions", str(tmp_path / "s")],
                        cwd=REPO, capture_output=True, text=True, timeout=240)
     assert p.returncode == 0, p.stderr[-3000:]
@@ -103,6 +106,8 @@ def test_two_node_plan_runs_arms_in_parallel_each_node_anchored(tmp_path):
         logs = list(nd.glob("engine-*.log"))
         assert len(logs) == 1
         argv = json.loads((nd / "session.json").read_text())["arms"][0]["argv"]
+        assert (argv[1].endswith("fake_node.py") and argv[2] == "0") == (node == "b")  # node b via its template
+        argv = argv[3].split() if node == "b" else argv
         assert "--sim-node-seed" in argv and argv[argv.index("--sim-node-seed") + 1] == {"a": "11", "b": "12"}[node]
         (cell,) = [c for c in a["cells"] if c["node"] == node]
         rs = rows(Path(cell["cell_dir"]))
