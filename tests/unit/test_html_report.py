@@ -191,3 +191,14 @@ def test_cli_report_html_default_place_and_bad_input(sess, tmp_path):
     bad = subprocess.run([sys.executable, "-m", "console.cli", "report", str(tmp_path), "--html"], cwd=REPO,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "not a session, cell, pair or campaign" in bad.stderr
+
+
+def test_strip_chart_switches_to_a_log_axis_for_values_far_apart_and_says_so():
+    from console.core.report import plot as P
+    near = P.strip_chart("t", [P.Strip("a", [100.0, 110.0, 120.0], median=110.0)], "tok/s")
+    far = P.strip_chart("t", [P.Strip("a", [100.0, 110.0, 16000.0], median=110.0)], "tok/s")
+    texts = lambda sc: [p.a["s"] for p in sc.prims if p.kind == "text"]  # noqa: E731
+    assert "tok/s" in texts(near) and "tok/s (log axis)" in texts(far)
+    xs = [p.a["cx"] for p in far.prims if p.kind == "circle"]
+    assert xs == sorted(xs) and xs[1] - xs[0] < (xs[2] - xs[1]) / 10  # log: 100→110 is a short step
+    assert xs[1] - xs[0] > 5  # … but still visible, not squashed onto one pixel as on a linear axis

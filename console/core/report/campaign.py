@@ -1,4 +1,4 @@
-"""A campaign's HTML page (docs/reports.md#a-campaign): the routing table with Δ% and CI, concurrency curves per
+"""A campaign's HTML page (docs/reports.md#what-the-page-holds): the routing table with Δ% and CI, concurrency curves per
 arm with the net-negative point, depth ladders with their forecast curves, per-cell distributions and acceptance,
 from `campaign.analysis.analyse` (docs/campaigns.md#analysis) — its figures as it computed them, never re-derived;
 only the per-request points and the acceptance curves are read from the cells' rows, through the functions
@@ -57,7 +57,8 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
     rep.sections += [f'<p class="warn">{escape(n)}</p>' for n in a.get("notes") or []
                      if not n.startswith("measured on the engine twin")]
     cells = a.get("cells") or []
-    by_dir = {x["cell_dir"]: x for x in cells}
+    arm_order = list(dict.fromkeys([x["arm"] for x in a.get("arms") or []] + [x["arm"] for x in cells]))
+    arm_color = {name: P.color(i) for i, name in enumerate(arm_order)}  # one colour per arm on every plot
     rel = lambda p: _rel(d, Path(p) / "rows.jsonl")  # noqa: E731
 
     # --- routing -------------------------------------------------------------------------------------------
@@ -105,7 +106,7 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
         for i, cu in enumerate(group):
             name = _arm_key(cu["arm"], cu["node"], multi)
             xs = [p["concurrency"] for p in cu["points"]]
-            col = P.color(i)
+            col = arm_color.get(cu["arm"], P.color(i))
             agg.append(P.Series(name, xs, [p["aggregate_tok_s"] for p in cu["points"]], col,
                                 tips=[f"{name} c{p['concurrency']}: aggregate {_n(p['aggregate_tok_s'])} tok/s "
                                       f"(n {p['n_included']})" for p in cu["points"]]))
@@ -198,12 +199,11 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
     for ps in sorted({x["prompt_set"] for x in cells}):
         group = [x for x in cells if x["prompt_set"] == ps]
         strips = []
-        arm_names = sorted({x["arm"] for x in group})
         for x in group:
             vals, tips = request_points(load_rows(Path(x["cell_dir"])))
             strips.append(P.Strip(f"{_arm_key(x['arm'], x['node'], multi)} c{x['concurrency']}", vals, tips,
                                   x["median_tok_s"], x["p10_tok_s"], x["p90_tok_s"],
-                                  P.color(arm_names.index(x["arm"]))))
+                                  arm_color.get(x["arm"], P.color(0))))
         rep.sections.append(rep.add(_strip_figure(f"tok-s-{P_slug(ps)}", f"{ps}: tok/s per request, per cell", strips,
                                                   [rel(x["cell_dir"]) for x in group])))
         low = min(x["concurrency"] for x in group)
@@ -212,9 +212,11 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
             if x["concurrency"] != low or x.get("tau") is None:
                 continue
             r = reports.setdefault(x["cell_dir"], cell_report(Path(x["cell_dir"])))
-            acc.append((_arm_key(x["arm"], x["node"], multi), r.get("per_position_acceptance"), rel(x["cell_dir"])))
+            acc.append((_arm_key(x["arm"], x["node"], multi), r.get("per_position_acceptance"), rel(x["cell_dir"]),
+                        arm_color.get(x["arm"], P.color(0))))
         for fig in _acceptance_figures(f"acceptance-{P_slug(ps)}", f"{ps}: acceptance per draft position per arm "
-                                       f"(concurrency {low})", [(n, p) for n, p, _ in acc], [r for _, _, r in acc]):
+                                       f"(concurrency {low})", [(n, p) for n, p, _, _ in acc],
+                                       [r for _, _, r, _ in acc], [c for *_, c in acc]):
             rep.sections.append(rep.add(fig))
     rep.sections.append(_table(
         ["cell", "arm", "node", "set", "c", "n in stat / sent", "median tok/s", "p10 / p90", "τ", "aggregate tok/s",

@@ -136,10 +136,12 @@ def request_points(rows) -> tuple[list[float], list[str]]:
 
 # --- the plots -------------------------------------------------------------------------------------------
 
-def _acceptance_figures(slug: str, title: str, arms: Sequence[tuple[str, list[float] | None]], rows: list[str]
-                        ) -> list[Figure]:
+def _acceptance_figures(slug: str, title: str, arms: Sequence[tuple[str, list[float] | None]], rows: list[str],
+                        colors: Sequence[str] | None = None) -> list[Figure]:
     """p_i and the conditionals p_i / p_(i−1) per arm: one plot for up to two arms, else one plot of each."""
-    arms = [(n, p) for n, p in arms if p]
+    keep = [i for i, (_, p) in enumerate(arms) if p]
+    cols = [colors[i] if colors else P.color(i) for i in keep]
+    arms = [arms[i] for i in keep]
     if not arms:
         return []
     q = ["p_i (acceptance at draft position i)"]
@@ -149,7 +151,7 @@ def _acceptance_figures(slug: str, title: str, arms: Sequence[tuple[str, list[fl
         out = []
         for i, (name, p) in enumerate(arms):
             xs = list(range(1, len(p) + 1))
-            c = P.color(i)
+            c = cols[i]
             if not conditional or solo:
                 out.append(P.Series(f"{name} p_i", xs, p, c, tips=[f"{name} p{k} = {v:.3f}" for k, v in zip(xs, p)]))
             if conditional or solo:

@@ -239,6 +239,36 @@ class Linear:
         return self.a + (v - self.lo) / span * (self.b - self.a)
 
 
+LOG_SPAN = 12.0
+"""A strip chart whose values span more than this ratio uses a log axis."""
+
+
+@dataclass
+class LogScale:
+    lo: float
+    hi: float
+    a: float
+    b: float
+
+    def __call__(self, v: float) -> float:
+        v = max(v, self.lo)
+        return self.a + (math.log10(v) - math.log10(self.lo)) / (math.log10(self.hi) - math.log10(self.lo)) * (
+            self.b - self.a)
+
+
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """1-2-5 ticks per decade inside [lo, hi] (1 only when the span is wide)."""
+    out = []
+    span = math.log10(hi) - math.log10(lo)
+    steps = (1, 2, 5) if span < 2.5 else (1,)
+    for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
+        for m in steps:
+            t = m * 10 ** e
+            if lo <= t <= hi:
+                out.append(float(t))
+    return out
+
+
 def padded(values: Sequence[float], frac: float = 0.06, zero: bool = False) -> tuple[float, float]:
     vals = [v for v in values if v is not None and math.isfinite(v)]
     if not vals:
@@ -275,16 +305,24 @@ def strip_chart(title: str, rows: Sequence[Strip], unit: str, width: int = 720) 
     top, bottom = 30, 40
     h = top + band * max(len(rows), 1) + bottom
     sc = Scene(width, h, title)
-    lo, hi = padded([v for r in rows for v in r.values] + [v for r in rows for v in (r.p10, r.p90) if v is not None])
-    ticks = nice_ticks(lo, hi, 6)
-    lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
-    x = Linear(lo, hi, label_w, width - 16)
+    vals = [v for r in rows for v in r.values] + [v for r in rows for v in (r.p10, r.p90) if v is not None]
+    pos = [v for v in vals if v > 0]
+    log = bool(pos) and len(pos) == len(vals) and max(pos) / min(pos) > LOG_SPAN
+    if log:  # values spanning more than LOG_SPAN× (an outlier, or arms far apart): a log axis, said on the plot
+        lo, hi = min(pos) / 1.15, max(pos) * 1.15
+        ticks = log_ticks(lo, hi)
+        x = LogScale(lo, hi, label_w, width - 16)
+    else:
+        lo, hi = padded(vals)
+        ticks = nice_ticks(lo, hi, 6)
+        lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
+        x = Linear(lo, hi, label_w, width - 16)
     y_axis = top + band * len(rows)
     for t in ticks:
         sc.line(x(t), top - 6, x(t), y_axis, GRID)
         sc.text(x(t), y_axis + 16, tick_text(t), 12, MUTED, "middle")
     sc.line(label_w, y_axis, width - 16, y_axis, MUTED)
-    sc.text(width - 16, y_axis + 32, unit, 12, MUTED, "end")
+    sc.text(width - 16, y_axis + 32, unit + (" (log axis)" if log else ""), 12, MUTED, "end")
     sc.text(label_w, 16, "● request   ┃ median   ├┤ p10–p90", 12, MUTED)
     for i, r in enumerate(rows):
         cy = top + band * i + band / 2
