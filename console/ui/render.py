@@ -322,10 +322,10 @@ def _k(n: float) -> str:
 
 def load_gauge(m, compact: bool = False) -> Text:
     """Requests running / queued and retracted (the scheduler's last decode log; retracted only when the server
-    exports it): '1 running · 0 queued · 0 retracted', compact '1 run · 0 q · 0 retr'."""
+    exports it): '1 run · 0 queued' (the full panel gives retractions a row), compact '1 run 0 q 0 retr'."""
     t = Text(no_wrap=True, overflow="ellipsis")
     run, q, rt = num(m.num_running_reqs, ".0f"), num(m.num_queue_reqs, ".0f"), m.num_retracted_reqs
-    t.append(f"{run} run {q} q" if compact else f"{run} running · {q} queued", style="dim")
+    t.append(f"{run} run {q} q" if compact else f"{run} run · {q} queued", style="dim")
     if rt is not None and compact:  # the full panel gives retractions a row of their own
         t.append(f" {rt:.0f} retr", style="yellow" if rt else "dim")
     return t
@@ -360,8 +360,7 @@ def kv_panel(state: RuntimeState, width: int = 24, compact: bool = False) -> Ren
     t.add_column(style="dim", no_wrap=True, min_width=8)
     t.add_column(overflow="fold")
     t.add_row("capacity", f"{cap:,} tokens" if cap else "—")
-    t.add_row("in use", (f"{int(used):,}" + (f" / {cap:,}" if cap else "") + " tok " if used is not None else "")
-              + f"({num(usage * 100 if usage is not None else None, '.1f', '%')})")
+    t.add_row("in use", (f"{int(used):,} tok " if used is not None else "") + f"({num(usage * 100 if usage is not None else None, '.1f', '%')})")
     t.add_row("", Text(bar(usage, width), style="yellow"))
     if m is not None:
         t.add_row("requests", load_gauge(m))
