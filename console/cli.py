@@ -347,7 +347,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not args.dir.exists():
         raise ValueError(f"{args.dir}: no such session or cell directory")
     if args.html is not None or args.plots is not None:  # any kind, a campaign included (docs/reports.md)
-        from console.core.report.html import write_report_files
+        from console.core.report.write import write_report_files
         for line in write_report_files(args.dir, html=args.html, plots=args.plots):
             print(line)
         return EXIT_OK

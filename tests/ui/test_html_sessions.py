@@ -39,10 +39,10 @@ async def test_h_writes_the_pair_sessions_html_and_a_cells(sessions):  # noqa: F
 
 
 async def test_h_says_why_not_in_one_line(sessions, monkeypatch):  # noqa: F811
-    import console.core.report.html as H
+    import console.core.report.write as W
     blocker = Path("sessions") / "a-file"
     blocker.write_text("")
-    monkeypatch.setattr(H, "default_out", lambda d: blocker / "x.html")  # a folder that cannot be made
+    monkeypatch.setattr(W, "default_out", lambda d: blocker / "x.html")  # a folder that cannot be made
     app = Host(lambda: SessionsScreen(Path("sessions"), now=lambda: NOW, tz=timezone.utc))
     done: list[SessionsScreen.HtmlWritten] = []
     async with app.run_test(size=(160, 48), message_hook=lambda m: done.append(m)

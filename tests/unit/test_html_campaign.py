@@ -11,7 +11,7 @@ from console.core.measure import stats
 from console.core.report import html as H
 from console.core.report.campaign import campaign_page_from
 from console.core.sessions.store import load_rows
-from tests.unit.test_browse import D6, D7, make_cell, make_session
+from tests.unit.test_browse import D7, make_cell, make_session
 from tests.unit.test_html_report import external_fetches
 
 

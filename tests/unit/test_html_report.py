@@ -19,6 +19,7 @@ from PIL import Image
 from console.core.measure import stats
 from console.core.measure.pairs import speeds
 from console.core.report import html as H
+from console.core.report import write as W
 from console.core.sessions.pairs import recompute_pair
 from console.core.sessions.report import cell_report
 from console.core.sessions.store import load_rows
@@ -94,7 +95,7 @@ def test_the_scanner_catches_what_would_fetch():
 
 
 def test_pair_page_is_offline_and_says_what_report_says(sess, tmp_path):
-    out, rep = H.write_html(sess["new"], tmp_path / "pair.html")
+    out, rep = W.write_html(sess["new"], tmp_path / "pair.html")
     text = out.read_text()
     assert rep.kind == "pair" and external_fetches(text) == []
     assert 'http-equiv="Content-Security-Policy"' in text and "default-src 'none'" in text
@@ -138,7 +139,7 @@ def test_plotted_points_are_the_statistics_requests_and_marks_its_figures(sess):
 
 
 def test_session_with_a_torn_cell_still_reports_and_names_it(sess, tmp_path):
-    out, rep = H.write_html(sess["old"], tmp_path / "old.html")
+    out, rep = W.write_html(sess["old"], tmp_path / "old.html")
     text = out.read_text()
     assert rep.kind == "session" and external_fetches(text) == []
     assert f"{sess['torn'].name}: not reported (JSONDecodeError" in text
@@ -147,9 +148,9 @@ def test_session_with_a_torn_cell_still_reports_and_names_it(sess, tmp_path):
 
 def test_plots_export_svg_png_and_a_markdown_report_linking_them(sess, tmp_path):
     plots = tmp_path / "plots"
-    lines = H.write_report_files(sess["new"], html=str(tmp_path / "p.html"), plots=plots)
+    lines = W.write_report_files(sess["new"], html=str(tmp_path / "p.html"), plots=plots)
     assert len(lines) == 2 and lines[0].startswith(f"wrote {tmp_path / 'p.html'} (") and "offline" in lines[0]
-    rep = H.build(sess["new"])
+    rep = W.build(sess["new"])
     md = (plots / "report.md").read_text()
     assert md.startswith("# Pair: k26-eagle3-d6 (A) vs k26-eagle3-d7 (B)")  # the pair's report.md, then the plots
     for f in rep.figures:
@@ -174,7 +175,7 @@ def test_secrets_in_a_hand_written_session_never_reach_the_page_or_the_plots(ses
                                                   "sk-canary-7f3a", "--admin-api-key=sk-canary-admin"]})
     meta["api_key"] = "sk-canary-7f3a"
     (sess["new"] / "session.json").write_text(json.dumps(meta))
-    H.write_report_files(sess["new"], html=str(tmp_path / "c.html"), plots=tmp_path / "plots")
+    W.write_report_files(sess["new"], html=str(tmp_path / "c.html"), plots=tmp_path / "plots")
     files = [tmp_path / "c.html", *(tmp_path / "plots").iterdir()]
     assert [p.name for p in files if b"sk-canary" in p.read_bytes()] == []
     assert "--api-key &#x27;&lt;redacted&gt;&#x27;" in (tmp_path / "c.html").read_text() or \

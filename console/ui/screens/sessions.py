@@ -623,7 +623,7 @@ class SessionsScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="html")
     def _write_html(self, target: Path) -> None:
         from console.core.exits import describe
-        from console.core.report.html import write_html
+        from console.core.report.write import write_html
         try:
             out, rep = write_html(target)
         except Exception as e:  # one line, never a traceback: a torn file, a folder that cannot be written
