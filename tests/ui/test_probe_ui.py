@@ -1,0 +1,67 @@
+"""The verify-tax probe from the dashboard (v): its confirmation shows the legs and the family's rule (the reference
+node's trtllm_mla with 64-token pages verifies chains only, so chain legs), a refused family says why in one line,
+and on the twin the probe runs its legs, relaunches the operator's arm, re-anchors it and reports the tax."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from console.core.launch.profile import resolve_profile
+from console.core.run.runtime import Runtime
+from console.ui.app import make_app
+from console.ui.screens.probe import ProbeScreen
+from tests.ui.test_app import app_with_fake, widget_text
+from tests.ui.waits import notified, wait_until
+
+
+async def test_v_shows_the_plan_with_its_rule_and_escape_cancels():
+    app, holder = app_with_fake()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("v")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProbeScreen), what="the probe screen")
+        body = widget_text(app, "ProbeScreen Vertical")
+        assert "attention backend trtllm_mla with page size 64 verifies chains only" in body
+        for s in (3, 6, 9):
+            assert f"chain  steps  {s} · topk 1 · {s + 1:>2} verified tokens" in body
+        assert "4 relaunches" in body and "dummy" in body
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ProbeScreen), what="the screen closed")
+    assert holder[0].relaunched == []
+
+
+async def test_v_on_dflash_says_why_in_one_line():
+    messages: list = []
+    app, _ = app_with_fake(drafter="dflash")
+    async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
+        await pilot.press("v")
+        await wait_until(pilot, lambda: notified(messages, "drafts the whole block in one pass"),
+                         what="the refusal toast")
+        assert not isinstance(app.screen, ProbeScreen)
+
+
+async def test_probe_from_the_dashboard_on_the_twin_gives_the_arm_back(tmp_path):
+    prof = resolve_profile("k26-eagle3-d6")
+    messages: list = []
+    app = make_app(lambda observer=None: Runtime(profile=prof, sim=True, sim_args=["--sim-time-scale", "25"],
+                                                 sessions=tmp_path, observer=observer))
+    async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
+        rt = lambda: app.runtime  # noqa: E731
+        await wait_until(pilot, lambda: rt() is not None and rt().state.phase == "ready" and rt().state.arms
+                         and rt().state.arms[0].anchor_median_tok_s, 90, "the twin ready and anchored")
+        await pilot.press("v")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProbeScreen), what="the probe screen")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: notified(messages, "verify tax"), 180, "the probe's result toast")
+        st = rt().state
+        await wait_until(pilot, lambda: st.phase == "ready" and len(st.arms) == 5 and st.arms[-1].anchor_median_tok_s,
+                         60, "the arm relaunched and re-anchored")
+        assert [a.profile for a in st.arms][0] == st.arms[-1].profile == "k26-eagle3-d6"
+        assert st.server is not None and st.server.arm.steps == 6 and "dummy" not in json.dumps(st.server.raw.get(
+            "speculative_draft_load_format"))
+        (probe,) = Path(st.session_dir).glob("probe-*/probe.json")
+        doc = json.loads(probe.read_text())
+        assert doc["complete"] and doc["tax"]["source"] == "probed" and len(doc["legs"]) == 3
+        assert 0.3 < doc["tax"]["ms"] < 0.5  # the twin's chain cost per depth is ~0.40 ms at ~10k
+        await pilot.press("q")
+        await wait_until(pilot, lambda: not app.is_running, 30, "the console stopped its twin and exited")
