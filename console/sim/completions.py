@@ -76,6 +76,12 @@ class CompletionShaping:
                 "max_new_tokens": max_tokens, "temperature": body.get("temperature", 1.0),
                 "ignore_eos": bool(body.get("ignore_eos", False)), "stop": body.get("stop"),
                 "stop_token_ids": body.get("stop_token_ids")}}
+            for k in ("regex", "json_schema", "ebnf"):  # the grammar fields as _build_sampling_params passes them
+                if body.get(k) is not None:
+                    gen["sampling_params"][k] = body[k]
+            rf = body.get("response_format")
+            if isinstance(rf, dict) and rf.get("type") in ("json_object", "json_schema"):
+                gen["sampling_params"]["json_schema"] = '{"type": "object"}'  # marks the grammar; the text: plan_plain
             if text is not None:
                 gen["text"] = text
             else:
