@@ -93,7 +93,8 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[Any]], cls: str = "") ->
         return f"<td{cls}>{x if isinstance(x, _Raw) else escape(str(x))}</td>"
 
     body = "".join("<tr>" + "".join(td(x) for x in r) + "</tr>" for r in rows)
-    return f'<div class="tablewrap"><table class="{cls}"><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table></div>'
+    thead = f"<thead><tr>{h}</tr></thead>" if any(str(x) for x in head) else ""
+    return f'<div class="tablewrap"><table class="{cls}">{thead}<tbody>{body}</tbody></table></div>'
 
 
 class _Raw(str):
