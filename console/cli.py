@@ -295,10 +295,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     code, cell_dir = asyncio.run(go())
     if cell_dir is None:
         return code
+    from console.core.sessions.adaptive import adaptive_summary, distribution_text
+    adaptive = adaptive_summary(cell_dir)
     if args.json:
-        print(json.dumps(bench_json(cell_dir)))
+        print(json.dumps({**bench_json(cell_dir), **({"adaptive": adaptive} if adaptive else {})}))
     else:
         _print_report(Console(), [cell_report(cell_dir)])
+        if adaptive:
+            Console().print(f"[magenta]{distribution_text(adaptive)}[/magenta] [dim](adaptive.json)[/dim]")
     return code
 
 

@@ -17,6 +17,7 @@ from console.core.measure import stats
 from console.core.arm import FAMILY_NAMES
 from console.core.measure.plots import bar, histogram_strip, sparkline
 from console.core.run.state import CellProgress, RuntimeState
+from console.core.sessions.adaptive import distribution_text
 
 
 def num(v: float | int | None, spec: str = ".1f", unit: str = "", none: str = "—") -> str:
@@ -524,6 +525,8 @@ def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_
         pi = Text("p_i " + " ".join(f"{x:.2f}" for x in s.per_position_acceptance)
                   + f"   Σp_i/K {num(s.accept_rate_check, '.3f')} vs server accept rate "
                   + num(s.server_accept_rate, '.3f'), style="dim", **(one if height is not None else {}))
+        if c.adaptive:  # adaptive speculation: the steps the cell's requests ran at (sessions/adaptive.py)
+            pi.append("   " + distribution_text(c.adaptive), style="magenta")
     fc = None
     if c.forecast_cmp:
         f = c.forecast_cmp
