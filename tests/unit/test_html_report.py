@@ -192,6 +192,14 @@ def test_cli_report_html_default_place_and_bad_input(sess, tmp_path):
     bad = subprocess.run([sys.executable, "-m", "console.cli", "report", str(tmp_path), "--html"], cwd=REPO,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "not a session, cell, pair or campaign" in bad.stderr
+    (tmp_path / "a-file").write_text("")
+    for args, says in (([str(sess["new"]), "--html", str(tmp_path / "a-file" / "x.html")], "cannot write the report"),
+                       ([str(sess["new"]), "--html", str(sess["a1"] / "x.html")], "recorded cells are evidence"),
+                       ([str(sess["a1"]), "--plots", str(sess["a1"] / "plots")], "recorded cells are evidence")):
+        p = subprocess.run([sys.executable, "-m", "console.cli", "report", *args], cwd=REPO, capture_output=True,
+                           text=True, timeout=60)
+        assert p.returncode == 2 and p.stderr.count("\n") == 1 and says in p.stderr, (args, p.stderr)
+    assert sorted(x.name for x in sess["a1"].iterdir()) == ["manifest.json", "rows.jsonl", "summary.json"]
 
 
 def test_strip_chart_switches_to_a_log_axis_for_values_far_apart_and_says_so():

@@ -46,12 +46,37 @@ def default_out(d: Path) -> Path:
 
 def write_html(d: Path, out: Path | None = None) -> tuple[Path, Report]:
     rep = build(d)
+    return _write_page(rep, d, out), rep
+
+
+def _inside_a_cell(p: Path) -> Path | None:
+    """The recorded cell directory `p` lies in (or is), if any."""
+    p = Path(p).resolve()
+    for q in (p, *p.parents):
+        if (q / "rows.jsonl").exists() or (q / "manifest.json").exists():
+            return q
+    return None
+
+
+def _writable(p: Path, what: str) -> None:
+    cell = _inside_a_cell(p)
+    if cell is not None:
+        raise ValueError(f"{what} {p}: inside the recorded cell {cell.name}; recorded cells are evidence, write it "
+                         f"elsewhere")
+
+
+def _write_page(rep: Report, d: Path, out: Path | str | None) -> Path:
     out = Path(out) if out else default_out(d)
     if out.is_dir():
         out = out / f"{Path(d).resolve().name}.html"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(to_html(rep), encoding="utf-8")
-    return out, rep
+    _writable(out, "OUT")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(to_html(rep), encoding="utf-8")
+    except OSError as e:
+        raise ValueError(f"OUT {out}: cannot write the report ({e.strerror or type(e).__name__}); choose another "
+                         f"path") from e
+    return out
 
 
 def write_plots(rep: Report, plots_dir: Path) -> list[tuple[Figure, Path, Path]]:
@@ -86,18 +111,20 @@ def write_report_files(d: Path, html: str | Path | None = None, plots: Path | No
     the default place (`default_out`); None writes no HTML."""
     rep = build(d)
     lines = []
+    if plots is not None:
+        _writable(Path(plots), "PLOTS_DIR")
     if html is not None:
-        out = Path(html) if html else default_out(d)
-        if out.is_dir():
-            out = out / f"{Path(d).resolve().name}.html"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(to_html(rep), encoding="utf-8")
+        out = _write_page(rep, d, html)
         lines.append(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB, {rep.kind}, {len(rep.figures)} plots, "
                      f"offline)")
     if plots is not None:
-        written = write_plots(rep, plots)
         md = Path(plots) / "report.md"
-        md.write_text(report_markdown_with_plots(rep, written, Path(plots)), encoding="utf-8")
+        try:
+            written = write_plots(rep, plots)
+            md.write_text(report_markdown_with_plots(rep, written, Path(plots)), encoding="utf-8")
+        except OSError as e:
+            raise ValueError(f"PLOTS_DIR {plots}: cannot write the plots ({e.strerror or type(e).__name__}); choose "
+                             f"another folder") from e
         lines.append(f"wrote {len(written)} plots as SVG and PNG into {plots} (markdown linking them: {md})")
     return lines
 

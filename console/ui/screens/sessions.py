@@ -622,13 +622,14 @@ class SessionsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="html")
     def _write_html(self, target: Path) -> None:
-        from console.core.exits import describe
+        from console.core.exits import describe, exit_code
         from console.core.report.write import write_html
         try:
             out, rep = write_html(target)
         except Exception as e:  # one line, never a traceback: a torn file, a folder that cannot be written
-            line = describe(e)[0] if describe(e) else type(e).__name__
-            self.app.call_from_thread(self._html_done, None, f"{target.name}: {type(e).__name__}: {line}")
+            line = describe(e)[0]
+            why = line if exit_code(e) is not None else f"{type(e).__name__}: {line}"
+            self.app.call_from_thread(self._html_done, None, f"{target.name}: {why}")
             return
         self.app.call_from_thread(self._html_done, out, None, rep.kind, len(rep.figures))
 
