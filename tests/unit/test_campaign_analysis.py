@@ -211,3 +211,13 @@ def test_bootstrap_aggregate_is_seeded_and_brackets_its_point():
     i1 = bootstrap_aggregate(a, b2, 1, 1)
     assert i1 == bootstrap_aggregate(a, b2, 1, 1)
     assert i1.low_pct <= i1.point_pct <= i1.high_pct and i1.point_pct < 0
+
+
+def test_a_drafter_below_no_spec_from_the_first_level_never_pays(tmp_path):
+    b = Builder(tmp_path)
+    for c, base, spec in ((1, 150, 120), (8, 70, 50)):
+        b.cell("node", "k26-nospec", "chat-short", c, noisy(base, 2, 16, c))
+        b.cell("node", "k26-eagle3-d5", "chat-short", c, noisy(spec, 2, 16, 60 + c))
+    nn = next(x for x in analyse(b.finish())["curves"] if x["arm"] == "k26-eagle3-d5")["net_negative"]
+    assert nn["concurrency"] == 1
+    assert nn["statement"].startswith("k26-eagle3-d5 does not pay against k26-nospec at any measured concurrency")

@@ -332,7 +332,11 @@ def _net_negative(arm: str, node: str, ps: str, cs: list[_Cell], cells: list[_Ce
     where = "" if controlled else f" (uncontrolled: {vs} ran on {pool[0].node}, not {node})"
     if first_neg is not None:
         cc, iv = first_neg
-        st = (f"{arm} stops paying against {vs} at concurrency {cc}: aggregate {iv.text()}{where}")
+        if pts and cc == pts[0]["concurrency"]:
+            st = (f"{arm} does not pay against {vs} at any measured concurrency (from {cc}: aggregate "
+                  f"{iv.text()}){where}")
+        else:
+            st = f"{arm} stops paying against {vs} at concurrency {cc}: aggregate {iv.text()}{where}"
         res = {"concurrency": cc, "delta_pct": iv.point_pct, "ci95_pct": [iv.low_pct, iv.high_pct]}
     else:
         top = pts[-1] if pts else None
