@@ -252,3 +252,21 @@ def test_resume_refuses_another_time_scale_and_a_plan_beside_it(tmp_path, capsys
     assert code == EXIT_USAGE and "not a campaign directory" in lines[0]
     code, _ = sweep(["--resume", str(d), "--dry-run", "--sessions", str(tmp_path)], capsys)
     assert code == EXIT_OK
+
+
+def test_estimate_forecasts_a_depth_never_measured_from_another_depth_of_its_family(tmp_path):
+    from tests.unit.test_campaign_analysis import ARMS, Builder, noisy
+    prof = resolve_profile("k26-eagle3-d5")
+    ARMS["k26-eagle3-d6x"] = prof.arm  # the recorded cell: EAGLE-3 d5 of the same draft model, on short tool prompts
+    b = Builder(tmp_path)
+    b.cell("node", "k26-eagle3-d6x", "tool-short", 1, noisy(300, 3, 8, 1), ct=64)
+    cell = next((tmp_path / "campaign" / "node-node").glob("cell-*"))
+    write_json(cell / "summary.json", {"ttft_median_s": 0.25, "median_tok_s": 300.0, "e2e_median_s": 0.46})
+    plan = parse_plan(BASE.replace("[1, 4]", "[1]").replace('"tool", "math"', '"tool"')
+                      + '[[arms]]\nprofile = "k26-eagle3-d6"\n[[arms]]\nprofile = "k26-eagle3-d5"\n', name="fc")
+    est = estimate(plan, sim=True, time_scale=8, sessions_root=tmp_path)
+    src = {c.key.split("@")[0]: c for c in est.cell_estimates}
+    assert src["k26-eagle3-d5"].source == "measured" and src["k26-eagle3-d6"].source == "forecast"
+    fc = src["k26-eagle3-d6"]
+    assert 200 < fc.per_stream_tok_s < 400 and fc.node_s == pytest.approx(
+        4 * (0.25 + 63 / fc.per_stream_tok_s) + min(0.25 + 63 / fc.per_stream_tok_s, 64 / fc.per_stream_tok_s + 0.5))

@@ -699,6 +699,36 @@ def _prior(cells: list[tuple[Path, dict[str, Any]]], p: Profile, cp: CellPlan) -
     return None
 
 
+def _forecast_prior(cells: list[tuple[Path, dict[str, Any]]], p: Profile, cp: CellPlan) -> tuple[float, float] | None:
+    """(per-request E2E s, per-stream tok/s) forecast for an arm never measured at this workload from the newest
+    recorded complete cell of another depth of its family (same draft model, KV dtype, model, set, concurrency
+    and output length): the one forecast (`sessions.browse.cell_forecast`)."""
+    import json
+    from console.core.arm import Arm
+    from console.core.sessions.browse import cell_forecast
+    arm = p.arm
+    if not arm.speculative or arm.depth is None or arm.adaptive or (not arm.is_block and (arm.topk or 1) != 1):
+        return None
+    for d, m in reversed(cells):
+        if not m.get("complete") or not isinstance(m.get("arm"), dict):
+            continue
+        b = Arm.from_json(m["arm"])
+        ps = m.get("prompt_set") if isinstance(m.get("prompt_set"), dict) else {}
+        pr = m.get("protocol") if isinstance(m.get("protocol"), dict) else {}
+        if b.family != arm.family or b.kv_dtype != arm.kv_dtype or b.draft_model != arm.draft_model \
+                or b.depth in (None, arm.depth) or b.adaptive or ps.get("name") != cp.prompt_set \
+                or pr.get("concurrency") != cp.concurrency or pr.get("max_tokens") != cp.protocol.max_tokens:
+            continue
+        try:
+            pt = cell_forecast(d, [arm.depth]).forecast.at(arm.depth)
+            ttft = json.loads((d / "summary.json").read_text()).get("ttft_median_s") or 0.0
+        except (ValueError, OSError):
+            continue
+        if pt is not None and pt.tok_s > 0:
+            return float(ttft) + (cp.protocol.max_tokens - 1) / pt.tok_s, pt.tok_s
+    return None
+
+
 def estimate(plan: Plan, *, sim: bool, time_scale: float | None = None, sessions_root: Path | None = None
              ) -> Estimate:
     from console.core.launch.history import launch_history
@@ -732,9 +762,13 @@ def estimate(plan: Plan, *, sim: bool, time_scale: float | None = None, sessions
             n_node_s += anchor_s
             for cp in cps:
                 pr = _prior(cells, a.profile, cp)
+                fp = None if pr is not None else _forecast_prior(cells, a.profile, cp)
                 if pr is not None:
                     e2e, rate = pr
                     src = "measured"
+                elif fp is not None:
+                    e2e, rate = fp
+                    src = "forecast"
                 else:
                     if cp.prompt_set not in ptok:
                         try:
