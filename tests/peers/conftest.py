@@ -1,0 +1,56 @@
+"""Peer clients as tests (issue #14 §4): SGLang's own OpenAI-server tests and SGLang's bench_serving, run by the
+real-sglang environment's interpreter against the twin (and the server tests against a real SGLang server).
+
+Opt-in like the real_sglang lane (`pytest -m real_sglang tests/peers`): without `real_sglang` in `-m` these tests
+are deselected. They need the real env (scripts/real_sglang/build.sh) plus its peer additions and SGLang's test
+files (scripts/peers/setup.sh); a missing piece is a failure that names the command, never a skip.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.real_sglang.conftest import ENV_PY, HOME, INFO, MODEL, REPO
+
+HERE = Path(__file__).resolve().parent
+SETUP = REPO / "scripts" / "peers" / "setup.sh"
+PEERS = HOME / "peers"
+SGLANG_TESTS = PEERS / "sglang-openai-server"
+PEERS_INFO = PEERS / "peers.json"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "real_sglang: against a real SGLang 0.5.23 CPU server built by "
+                                       "scripts/real_sglang/build.sh (opt-in: -m real_sglang)")
+
+
+def _opted_in(config: pytest.Config) -> bool:
+    expr = config.getoption("markexpr") or ""
+    return "real_sglang" in expr and "not real_sglang" not in expr
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if _opted_in(config):
+        return
+    mine = [i for i in items if HERE in Path(str(i.fspath)).resolve().parents]
+    if mine:
+        config.hook.pytest_deselected(items=mine)
+        items[:] = [i for i in items if i not in mine]
+
+
+def how_to_set_up() -> str:
+    return (f"set it up with `bash scripts/real_sglang/build.sh && bash {SETUP.relative_to(REPO)}` "
+            f"(docs/real-sglang.md, 'Peer clients')")
+
+
+@pytest.fixture(scope="session")
+def peer_env() -> dict:
+    """The real env with the peers' additions (datasets for bench_serving) and SGLang's test files in place."""
+    if not INFO.exists() or not ENV_PY.exists() or not (MODEL / "model.safetensors").exists():
+        pytest.fail(f"no real-sglang environment at {HOME}: {how_to_set_up()}", pytrace=False)
+    if not PEERS_INFO.exists():
+        pytest.fail(f"no peer set-up at {PEERS} ({PEERS_INFO.name} missing): {how_to_set_up()}", pytrace=False)
+    return json.loads(PEERS_INFO.read_text())

@@ -1,0 +1,145 @@
+"""Run selected SGLang OpenAI-server tests against a target; one JSON result per test.
+
+    ENV_PY tests/peers/sglang_openai_server/runner.py --tests-dir DIR --target twin|real|url:URL \
+        --out results.json [--only FILE::CLASS::METHOD ...]
+
+Runs in the real-sglang environment's interpreter (SGLang's tests import sglang); the console never imports it.
+The shim (shim.py) is installed before any test module is imported. Each selected class runs as a unit (its
+setUpClass launches the target with the class's flags), its selected methods in file order. A result is
+`pass`, `fail` or `error` with the last lines of the traceback; a class whose setUpClass fails records that
+error for each of its selected methods.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import io
+import json
+import os
+import sys
+import time
+import traceback
+import unittest
+from contextlib import redirect_stdout
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import selection  # noqa: E402  (this directory)
+import shim as shim_mod  # noqa: E402
+
+
+class Collect(unittest.TestResult):
+    def __init__(self) -> None:
+        super().__init__()
+        self.out: dict[str, dict] = {}
+        self.t0: dict[str, float] = {}
+        self.class_errors: dict[str, str] = {}
+
+    def startTest(self, test) -> None:
+        super().startTest(test)
+        self.t0[test.id()] = time.monotonic()
+
+    def _put(self, test, outcome: str, err=None) -> None:
+        detail = ""
+        if err is not None:
+            exc = err[1]
+            # CustomTestCase runs each method through sglang's retry(), which re-raises any failure as a bare
+            # "retry() exceed maximum number of retries." (SGLANG_TEST_MAX_RETRY=0: one try): report the original
+            if str(exc).startswith("retry()") and exc.__context__ is not None:
+                exc = exc.__context__
+                outcome = "fail" if isinstance(exc, AssertionError) else "error"
+            detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-2500:]
+        tid = test.id()
+        if isinstance(test, unittest.suite._ErrorHolder):  # setUpClass / tearDownClass failure
+            self.class_errors[test.description] = detail
+            return
+        self.out[tid] = {"outcome": outcome, "seconds": round(time.monotonic() - self.t0.get(tid, time.monotonic()), 2),
+                         "detail": detail}
+
+    def addSuccess(self, test) -> None:
+        self._put(test, "pass")
+
+    def addFailure(self, test, err) -> None:
+        self._put(test, "fail", err)
+
+    def addError(self, test, err) -> None:
+        self._put(test, "error", err)
+
+    def addSkip(self, test, reason) -> None:
+        self.out[test.id()] = {"outcome": "skip", "seconds": 0.0, "detail": reason}
+
+
+def load(tests_dir: Path, rel: str):
+    path = tests_dir / selection.SOURCE_DIR / rel
+    name = "sglang_peer_" + rel.replace("/", "_").removesuffix(".py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tests-dir", required=True, type=Path)
+    ap.add_argument("--target", required=True)
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--log-dir", type=Path, default=None)
+    ap.add_argument("--only", nargs="*", default=None)
+    a = ap.parse_args()
+    log_dir = a.log_dir or a.out.parent
+    log_dir.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("SGLANG_TEST_MAX_RETRY", "0")  # a failure is reported, not retried
+    os.environ.pop("SGLANG_IS_IN_CI", None)
+    shim = shim_mod.install(a.target, log_dir)
+
+    wanted = list(a.only) if a.only else list(selection.SELECTED)
+    by_file: dict[str, dict[str, list[str]]] = {}
+    for tid in wanted:
+        rel, cls, meth = tid.split("::")
+        by_file.setdefault(rel, {}).setdefault(cls, []).append(meth)
+
+    results: dict[str, dict] = {}
+    t_start = time.monotonic()
+    for rel, classes in by_file.items():
+        try:
+            mod = load(a.tests_dir, rel)
+        except Exception:
+            tb = traceback.format_exc()[-2500:]
+            for cls, meths in classes.items():
+                for m in meths:
+                    results[f"{rel}::{cls}::{m}"] = {"outcome": "error", "seconds": 0.0, "detail": "import: " + tb}
+            continue
+        for cls, meths in classes.items():
+            suite = unittest.TestSuite(getattr(mod, cls)(m) for m in meths)
+            res = Collect()
+            buf = io.StringIO()
+            t0 = time.monotonic()
+            with redirect_stdout(buf):
+                suite.run(res)  # top level: runs setUpClass before and tearDownClass after
+            class_err = "\n".join(f"{k}: {v}" for k, v in res.class_errors.items())
+            for m in meths:
+                tid = f"{rel}::{cls}::{m}"
+                r = next((v for k, v in res.out.items() if k.endswith(f".{cls}.{m}")), None)
+                if r is None:
+                    r = {"outcome": "error", "seconds": 0.0, "detail": class_err or "not run"}
+                elif class_err and r["outcome"] == "pass":
+                    r = {**r, "outcome": "error", "detail": class_err}
+                r["stdout_tail"] = buf.getvalue()[-1500:]
+                results[tid] = r
+            sys.stderr.write(f"{rel}::{cls}: {time.monotonic() - t0:.1f} s, "
+                             f"{sum(results[f'{rel}::{cls}::{m}']['outcome'] == 'pass' for m in meths)}/{len(meths)} pass\n")
+    a.out.write_text(json.dumps({"target": a.target, "served_model": shim.served, "url": shim.url,
+                                 "seconds": round(time.monotonic() - t_start, 1), "launches": shim.launches,
+                                 "results": results}, indent=1))
+    left = [pid for pid in shim.ours]
+    for pid in left:
+        shim.kill_process_tree(pid)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,243 @@
+"""The base-URL shim for SGLang's own OpenAI-server tests (issue #14 §4).
+
+Runs inside the real-sglang environment's interpreter (the tests import sglang); the console's process never
+imports this module. SGLang's test classes start their server in `setUpClass` with
+`sglang.test.test_utils.popen_launch_server(model, base_url, timeout, api_key=, other_args=, env=, ...)` and stop it
+with `kill_process_tree(pid)`. `install()` replaces exactly those seams, before the test modules are imported:
+
+* `popen_launch_server` starts the chosen target with the class's own server flags (`other_args`, `--api-key`,
+  `env`, `return_stdout_stderr`) on the shim's loopback port, and waits for `/health_generate` as SGLang's helper
+  does. Targets: `twin` (`python -m console.sim` with the reference model's argv + the class's flags), `real`
+  (SGLang 0.5.23 on CPU with the lane's CPU flags + the class's flags), `url:URL` (an already-running server;
+  the class's flags are checked against its `/server_info`, and a class whose flags it lacks fails in
+  setUpClass naming the flag).
+* `DEFAULT_*MODEL_NAME*` constants become the name the target serves (the tests send it as `model` and compare
+  it with `/v1/models`); the model argument the class passes is recorded, never served.
+* `get_tokenizer(...)` returns the target's tokenizer: the real model's HF tokenizer, or for the twin the
+  o200k_base encoding the twin counts prompt tokens with (console/sim/tokens.py), with `encode`/`decode`.
+* `kill_process_tree(pid)` stops only a process group this shim started (anything else is an error, never a kill).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+#: SGLang's test-name constants that name a model the tests send in requests
+MODEL_CONSTANTS = ("DEFAULT_SMALL_MODEL_NAME_FOR_TEST", "DEFAULT_MODEL_NAME_FOR_TEST",
+                   "DEFAULT_SMALL_MODEL_NAME_FOR_TEST_QWEN")
+#: flags whose value the class needs from a server it did not start (url target), by /server_info key
+_BOOL_FLAGS = {"--enable-cache-report", "--enable-metrics", "--enable-custom-logit-processor"}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str, api_key: str | None, timeout: float = 5.0) -> tuple[int, bytes]:
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {api_key}"} if api_key else {})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+    except (urllib.error.URLError, OSError):
+        return 0, b""
+
+
+class O200kTokenizer:
+    """The twin's token counter as a tokenizer: o200k_base (the `bpe-openai` wheel, offline)."""
+
+    def __init__(self) -> None:
+        import bpe_openai
+        self._enc = bpe_openai.get_encoding("o200k_base")
+
+    def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
+        return list(self._enc.encode(text))
+
+    def decode(self, ids, skip_special_tokens: bool = True) -> str:
+        return self._enc.decode(list(ids))
+
+
+class Launched:
+    """What popen_launch_server returns: the started process (or a handle for a url target)."""
+
+    def __init__(self, proc: subprocess.Popen | None, url: str, log: Path | None) -> None:
+        self.proc = proc
+        self.url = url
+        self.log = log
+        self.pid = proc.pid if proc else -1
+
+    def poll(self):
+        return self.proc.poll() if self.proc else None
+
+
+class Shim:
+    def __init__(self, target: str, log_dir: Path) -> None:
+        self.target = target
+        self.log_dir = log_dir
+        self.launches: list[dict] = []  # what each class asked for, for the report
+        self.ours: dict[int, Launched] = {}
+        if target.startswith("url:"):
+            self.url = target[4:].rstrip("/")
+        else:
+            self.url = f"http://127.0.0.1:{_free_port()}"
+        if target == "twin":
+            self.twin_python = os.environ["SC_PEER_TWIN_PYTHON"]
+            self.twin_args = json.loads(os.environ["SC_PEER_TWIN_ARGS"])
+            self.served = self._probe_twin_name()
+        elif target == "real":
+            self.real_python = os.environ["SC_PEER_REAL_PYTHON"]
+            self.real_model = os.environ["SC_PEER_REAL_MODEL"]
+            self.real_flags = json.loads(os.environ["SC_PEER_REAL_FLAGS"])
+            self.real_env = json.loads(os.environ["SC_PEER_REAL_ENV"])
+            self.served = self.real_model
+        elif target.startswith("url:"):
+            code, body = _get(self.url + "/v1/models", os.environ.get("SC_PEER_URL_API_KEY"))
+            if code != 200:
+                raise RuntimeError(f"{self.url}/v1/models answered {code}: not a ready server")
+            self.served = json.loads(body)["data"][0]["id"]
+        else:
+            raise ValueError(f"unknown target {target!r} (twin | real | url:URL)")
+
+    def _probe_twin_name(self) -> str:
+        """The name the twin serves (it marks its model path as simulated): one launch, /v1/models, stop."""
+        port = int(self.url.rsplit(":", 1)[1])
+        log = self.log_dir / "server-0-twin-probe.log"
+        with open(log, "w") as f:
+            proc = subprocess.Popen([self.twin_python, "-m", "console.sim", *self.twin_args, "--host", "127.0.0.1",
+                                     "--port", str(port)], stdout=f, stderr=f, stdin=subprocess.DEVNULL,
+                                    start_new_session=True)
+        self.ours[proc.pid] = Launched(proc, self.url, log)
+        try:
+            end = time.monotonic() + 60
+            while time.monotonic() < end and proc.poll() is None:
+                code, body = _get(self.url + "/v1/models", None)
+                if code == 200:
+                    return json.loads(body)["data"][0]["id"]
+                time.sleep(0.2)
+            raise RuntimeError(f"the twin did not answer /v1/models (exit {proc.poll()}); log {log}")
+        finally:
+            self.kill_process_tree(proc.pid)
+
+    # --- the replaced seams ---------------------------------------------------------------------------
+
+    def popen_launch_server(self, model, base_url, timeout, api_key=None, other_args=None, env=None,
+                            return_stdout_stderr=None, device="auto", **kw):
+        other = [str(a) for a in (other_args or [])]
+        self.launches.append({"asked_model": model, "other_args": other, "api_key": bool(api_key),
+                              "env": sorted((env or {}).keys() - os.environ.keys())})
+        if kw.get("pd_separated") or kw.get("num_replicas"):
+            raise RuntimeError("PD-disaggregated launch requested: no such target here")
+        if self.target.startswith("url:"):
+            self._check_flags(other, api_key)
+            return Launched(None, self.url, None)
+        port = int(self.url.rsplit(":", 1)[1])
+        n = len(self.launches)
+        if self.target == "twin":
+            argv = [self.twin_python, "-m", "console.sim", *self.twin_args, *other]
+            proc_env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        else:
+            argv = [self.real_python, "-m", "sglang.launch_server", "--model-path", self.real_model,
+                    *self.real_flags, *other]
+            proc_env = {**os.environ, **self.real_env}
+        proc_env.update(env or {})
+        if api_key:
+            argv += ["--api-key", api_key]
+        argv += ["--host", "127.0.0.1", "--port", str(port)]
+        log = self.log_dir / f"server-{n}-{self.target}.log"
+        if return_stdout_stderr:
+            out, err = return_stdout_stderr
+        else:
+            out = err = open(log, "w")
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=proc_env,
+                                start_new_session=True)
+        handle = Launched(proc, self.url, log)
+        self.ours[proc.pid] = handle
+        self.launches[-1]["argv"] = argv[1:]
+        deadline = time.monotonic() + min(float(timeout), 600.0)
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{self.target} server exited ({proc.returncode}) before ready: "
+                                   f"{' '.join(argv[1:])}; log {log}")
+            code, _ = _get(self.url + "/health_generate", api_key, timeout=10)
+            if code == 200:
+                return proc
+            time.sleep(0.5)
+        self.kill_process_tree(proc.pid)
+        raise RuntimeError(f"{self.target} server not ready in {timeout} s; log {log}")
+
+    def kill_process_tree(self, parent_pid, include_parent: bool = True, skip_pid=None, wait_timeout=None, **kw):
+        if parent_pid == -1:
+            return  # a url target's handle: the server is not ours to stop
+        handle = self.ours.pop(parent_pid, None)
+        if handle is None:
+            raise RuntimeError(f"kill_process_tree({parent_pid}): not a process this shim started")
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(parent_pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                handle.proc.wait(timeout=15)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        # the port must be free before the next class launches on it
+        end = time.monotonic() + 15
+        while time.monotonic() < end and _get(self.url + "/health", None, timeout=1)[0] != 0:
+            time.sleep(0.2)
+
+    def get_tokenizer(self, name=None, *a, **kw):
+        if self.target == "twin":
+            return O200kTokenizer()
+        path = self.real_model if self.target == "real" else os.environ.get("SC_PEER_URL_TOKENIZER", self.served)
+        return self.hf_get_tokenizer(path, *a, **kw)
+
+    def _check_flags(self, other: list[str], api_key) -> None:
+        code, body = _get(self.url + "/server_info", os.environ.get("SC_PEER_URL_API_KEY"))
+        info = json.loads(body) if code == 200 else {}
+        i = 0
+        while i < len(other):
+            flag = other[i]
+            if "=" in flag:
+                flag, value = flag.split("=", 1)
+                i += 1
+            elif flag in _BOOL_FLAGS or i + 1 >= len(other) or other[i + 1].startswith("--"):
+                value = True
+                i += 1
+            else:
+                value = other[i + 1]
+                i += 2
+            key = flag.lstrip("-").replace("-", "_")
+            have = info.get(key, "<absent>")
+            if str(have).lower() != str(value).lower():
+                raise RuntimeError(f"the server at {self.url} runs with {key}={have!r}; this class needs "
+                                   f"{flag} {value}: run it with --target real or twin (the shim starts one)")
+
+
+def install(target: str, log_dir: Path) -> Shim:
+    """Patch sglang.test.test_utils and friends before any SGLang test module is imported."""
+    import sglang.srt.utils as srt_utils
+    import sglang.srt.utils.hf_transformers_utils as hf_utils
+    import sglang.test.test_utils as tu
+
+    shim = Shim(target, log_dir)
+    shim.hf_get_tokenizer = hf_utils.get_tokenizer  # SGLang's own, for the real model's tokenizer
+    tu.popen_launch_server = shim.popen_launch_server
+    tu.DEFAULT_URL_FOR_TEST = shim.url
+    for name in MODEL_CONSTANTS:
+        setattr(tu, name, shim.served)
+    srt_utils.kill_process_tree = shim.kill_process_tree
+    tu.kill_process_tree = shim.kill_process_tree
+    hf_utils.get_tokenizer = shim.get_tokenizer
+    return shim
