@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse, Response
 
 from .completions import fan_out
 from .outputs import plan_chat, plan_plain
+from .metrics import HttpMetricsMiddleware
 from .requests import RequestError
 from .responses import _error
 from .runtime import RequestHandle, TraceRecord
@@ -73,6 +74,8 @@ def create_app(server: SimServer) -> FastAPI:
     """The FastAPI application of one twin process."""
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
     app.add_middleware(GateMiddleware, server=server)
+    if server.metrics_enabled:  # outermost, as SGLang's track_http_status_code: 401s are counted too
+        app.add_middleware(HttpMetricsMiddleware, metrics=server.metrics, is_open=lambda: server.http_open)
 
     def submit_all(reqs: list[Any], endpoint: str) -> tuple[list[RequestHandle], list[TraceRecord]]:
         handles, recs = [], []

@@ -65,6 +65,7 @@ class SimRequest:
     stream: bool = True
     has_image: bool = False  #: multimodal prompt: its prefill runs eagerly (no prefill CUDA graph)
     log_metrics: bool = True  #: False for health checks: no metrics, no request counter
+    has_grammar: bool = False  #: constrained output (json_schema / regex / ebnf / structural tag): num_so_requests
     sink: Callable[[RequestOutput], None] | None = None
     # --- set when submitted -------------------------------------------------------------------------------------
     index: int = -1
@@ -90,6 +91,8 @@ class SimRequest:
     spec_hist: list[int] = field(default_factory=list)
     num_retractions: int = 0
     arrival_s: float = 0.0
+    received_wall: float = 0.0  #: epoch seconds when the server received it (meta_info timestamps, timing.py)
+    first_sent_wall: float | None = None  #: epoch seconds of its first streamed output
     admitted_s: float | None = None  #: first admitted to a prefill (queue time = admitted - arrival)
     first_token_s: float | None = None
     last_output_s: float | None = None
@@ -143,6 +146,10 @@ class EngineObserver:
 
     def on_scheduler_stats(self, stats: "SchedulerStats") -> None: ...
 
+    def on_forward(self, plan: "StepPlan", fresh_tokens: int, cached_tokens: int, generated: int) -> None:
+        """A forward was committed: prefill tokens of first-time requests (`fresh_tokens`, retracted re-prefills
+        excluded) and their cached prefix tokens, or the tokens a decode step generated."""
+
 
 @dataclass
 class SchedulerStats:
@@ -161,6 +168,8 @@ class SchedulerStats:
     new_token_ratio: float = 0.0
     num_retracted_reqs: int = 0
     kv_available_tokens: int = 0
+    kv_evictable_tokens: int = 0  #: radix-cached tokens no running request holds
+    decode_sum_seq_lens: int = 0  #: sum of the decoding requests' sequence lengths
 
 
 @dataclass
@@ -541,6 +550,7 @@ class Engine:
         self._cleanup_finished()
         self.total_prefill_uncached_tokens += new_tok
         self.total_prefill_busy_us += int(plan.duration_s * 1e6)
+        self.observer.on_forward(plan, sum(t for r, t in plan.chunks if r.num_retractions == 0), cached_tok, 0)
         self._log_prefill(plan, new_tok, cached_tok, running_before)
 
     def _commit_decode(self, plan: StepPlan) -> None:
@@ -564,6 +574,7 @@ class Engine:
         self._cleanup_finished()
         self.decode_ct += 1
         self._win_gen_tokens += generated
+        self.observer.on_forward(plan, 0, 0, generated)
         bs, us = float(len(plan.reqs)), plan.duration_s * 1e6
         for i, v in enumerate((1.0, bs, us, bs * bs, bs * us, float(generated))):
             self.decode_moments[i] += v
@@ -749,7 +760,9 @@ class Engine:
             gen_throughput=self.last_gen_throughput, token_usage=round(usage, 2), num_used_tokens=used,
             spec_accept_length=accept_len, spec_accept_rate=accept_rate, cache_hit_rate=self.prefix_cache.hit_rate,
             spec_num_steps=steps, spec_num_draft_tokens=ndt, new_token_ratio=self.new_token_ratio,
-            num_retracted_reqs=self.last_retracted, kv_available_tokens=max(0, self.capacity - used))
+            num_retracted_reqs=self.last_retracted, kv_available_tokens=max(0, self.capacity - used),
+            kv_evictable_tokens=self.prefix_cache.total_tokens,
+            decode_sum_seq_lens=sum(r.prompt_tokens + r.n_out for r in self.running))
         self.observer.on_scheduler_stats(self.stats)
         self._reset_window()
 
@@ -768,6 +781,8 @@ class Engine:
         self.stats.token_usage = round(usage, 2)
         self.stats.num_used_tokens = used
         self.stats.kv_available_tokens = max(0, self.capacity - used)
+        self.stats.kv_evictable_tokens = self.prefix_cache.total_tokens
+        self.stats.decode_sum_seq_lens = 0
         self.observer.on_scheduler_stats(self.stats)
 
     def _log_prefill(self, plan: StepPlan, new_tok: int, cached_tok: int, running_before: int) -> None:
@@ -794,6 +809,7 @@ class Engine:
         self.stats.num_used_tokens = used
         self.stats.cache_hit_rate = self.prefix_cache.hit_rate
         self.stats.kv_available_tokens = max(0, self.capacity - used)
+        self.stats.kv_evictable_tokens = self.prefix_cache.total_tokens
         self.stats.new_token_ratio = self.new_token_ratio
         self.observer.on_scheduler_stats(self.stats)
 

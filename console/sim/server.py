@@ -36,7 +36,8 @@ from .memory import MemoryPlan
 from .metrics import ConstantGauges, MetricsStore
 from .runtime import EngineRuntime, RequestHandle, TraceRecord, TraceStore
 from .introspect import IntrospectionRoutes
-from .requests import RequestParsing
+from .requests import RequestError, RequestParsing
+from .timing import with_timing
 from .responses import TRUNCATED_MSG, ResponseShaping, _error
 
 WARMUP_IMAGE_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGA"
@@ -69,10 +70,13 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
             max_total_num_tokens=mem.max_total_num_tokens, weight_gb=round(mem.weight_gib, 3),
             kv_cache_gb=round(mem.kv_cache_gib, 3), graph_gb={k: round(v, 3) for k, v in graph.items()},
             context_len=self.context_len, startup_available_gb=round(mem.avail_before_weights_gib, 3),
-            spec_num_steps=cfg.spec_steps, spec_num_draft_tokens=cfg.spec_draft_tokens)
+            spec_num_steps=cfg.spec_steps, spec_num_draft_tokens=cfg.spec_draft_tokens,
+            page_size=int(a.get("page_size") or 1),
+            num_pages=mem.max_total_num_tokens // max(1, int(a.get("page_size") or 1)))
         self.metrics = MetricsStore(a["served_model_name"], cfg.tp_size, self.constants, cfg.is_spec)
         self.engine = Engine(cfg, dep, mem, observer=self.metrics, log=lambda m: log.line(m, 0))
         self.runtime = EngineRuntime(self.engine, cfg.sim.time_scale)
+        self.metrics.model_now = lambda: self.runtime.model_now() if self.http_open else self.engine.clock
         self.trace = TraceStore()
         self.http_open = False  # the startup reached "uvicorn starts"
         self.ready = False  # warmup done
@@ -117,9 +121,69 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
             self.log.line(text, rank)
         die()
 
+    def model_info(self) -> dict[str, Any]:
+        """/model_info with the `embedding` block SGLang resolves for every model (`resolved_embedding_plan`): a
+        decoder-only chat model is the NONE spec, with the launch's prefill-graph and cache settings."""
+        info = super().model_info()
+        a = self.cfg.args
+        prefill = (a.get("cuda_graph_config") or {}).get("prefill") or {}
+        info["embedding"] = {
+            "family": "none", "task": "none", "execution": "none", "attention": "none", "pooling": "model_defined",
+            "normalize": False, "postprocessor": "none", "tokenizer_special_tokens": "model_default",
+            "supports_dimensions": False, "supports_token_embeddings": False, "supports_multimodal": False,
+            "requires_embedding_flag": False, "auto_enable_embedding": False, "bcg_eligibility": "disabled",
+            "safe_disable_kv_cache": False, "safe_disable_radix_cache": False, "safe_disable_chunked_prefill": False,
+            "enabled": bool(a.get("is_embedding")), "matryoshka_dimensions": [],
+            "bcg": {"prefill_backend": prefill.get("backend"), "enabled": prefill.get("backend") == "breakable",
+                    "capture_token_budget": prefill.get("max_bs"), "capture_batch_sizes": list(prefill.get("bs") or [])},
+            "cache": {"kv_cache_disabled": bool(a.get("prefill_only_disable_kv_cache")),
+                      "radix_cache_disabled": bool(a.get("disable_radix_cache")),
+                      "chunked_prefill_disabled": a.get("chunked_prefill_size") == -1},
+        }
+        return info
+
+    # --------------------------------------------------------------------- meta_info timing (--enable-metrics)
+
+    def _meta(self, req: SimRequest, n: int, finished: bool, sent_ts: float | None) -> dict[str, Any]:
+        """A /generate meta_info; with --enable-metrics, with SGLang's timing keys from the model timeline
+        (timing.py)."""
+        meta = super()._meta(req, n, finished, sent_ts)
+        return with_timing(meta, req, finished=finished) if self.metrics_enabled else meta
+
+    def chat_request(self, body: dict[str, Any]) -> Any:
+        if body.get("return_meta_info") and body.get("stream"):  # serving_chat._convert_to_internal_request
+            raise RequestError("return_meta_info is not supported with streaming. Please set stream=false when "
+                               "using return_meta_info=true.")
+        rf = body.get("response_format") if isinstance(body.get("response_format"), dict) else {}
+        tc = body.get("tool_choice")
+        grammar = bool(rf.get("type") in ("json_schema", "json_object", "structural_tag") or body.get("regex")
+                       or body.get("ebnf") or (body.get("tools") and (tc == "required" or isinstance(tc, dict))))
+        return _mark_grammar(super().chat_request(body), grammar)
+
+    def generate_request(self, body: dict[str, Any]) -> Any:
+        sp = body.get("sampling_params") if isinstance(body.get("sampling_params"), dict) else {}
+        return _mark_grammar(super().generate_request(body), _has_grammar(sp))
+
+    def completion_requests(self, body: dict[str, Any]) -> Any:
+        rf = body.get("response_format") if isinstance(body.get("response_format"), dict) else {}
+        grammar = _has_grammar(body) or rf.get("type") in ("json_schema", "json_object", "structural_tag")
+        return _mark_grammar(super().completion_requests(body), grammar)
+
+    async def chat_response(self, reqs: Any, handles: Any, recs: Any, body: dict[str, Any], *rest: Any,
+                            **kw: Any) -> dict[str, Any] | Response:
+        """A non-streaming chat answer; `return_meta_info: true` adds each choice's /generate meta_info (as
+        `choices[].meta_info`, after matched_stop)."""
+        out = await super().chat_response(reqs, handles, recs, body, *rest, **kw)
+        if isinstance(out, dict) and body.get("return_meta_info"):
+            sent = time.time()
+            for choice, req in zip(out.get("choices") or [], reqs if isinstance(reqs, (list, tuple)) else [reqs]):
+                choice["meta_info"] = self._meta(req, req.n_out, True, sent)
+        return out
+
     def submit(self, req: SimRequest, endpoint: str) -> tuple[RequestHandle, TraceRecord]:
         handle = RequestHandle()
         req.sink = handle.push
+        req.received_wall = time.time()
         rec = self.trace.start(req, endpoint)
         self.runtime.submit(req)
         return handle, rec
@@ -160,6 +224,7 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
     def set_startup_time(self, scheduler: dict[str, Any], tokenizer_e2e: float) -> None:
         self.scheduler_startup_time = scheduler
         self.engine_startup_time = dict(scheduler) | {"tokenizer_e2e": tokenizer_e2e}
+        self.metrics.startup = self.engine_startup_time
 
     def open_http(self) -> None:
         """The point where SGLang starts uvicorn: routes serve, the engine runs."""
@@ -213,6 +278,17 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
 
 
 
+
+
+def _has_grammar(params: dict[str, Any]) -> bool:
+    """`_request_has_grammar`: a constrained request (counted by num_so_requests_total)."""
+    return any(params.get(k) for k in ("json_schema", "regex", "ebnf", "structural_tag"))
+
+
+def _mark_grammar(reqs: Any, grammar: bool) -> Any:
+    for r in reqs if isinstance(reqs, (list, tuple)) else [reqs]:
+        r.has_grammar = grammar
+    return reqs
 
 
 class UvicornGate(logging.Filter):

@@ -36,6 +36,13 @@ PROBES = [
     Probe("generate", "POST", "/generate", {"text": "Hello", "sampling_params": {"max_new_tokens": 6}}),
     Probe("generate_stream", "POST", "/generate", {"text": "Hello", "stream": True,
                                                    "sampling_params": {"max_new_tokens": 6}}, stream=True),
+    # no length limit: both stop at EOS (the twin's length model; it ran to the context limit before); greedy, so
+    # the real model's answer is short and the same every run
+    Probe("chat_no_max_tokens", "POST", CHAT, {"model": M, "messages": HI, "temperature": 0}),
+    Probe("chat_return_meta_info", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 4,
+                                                  "return_meta_info": True}),
+    Probe("err_chat_return_meta_info_stream", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 4,
+                                                             "return_meta_info": True, "stream": True}, message=True),
     Probe("completions", "POST", "/v1/completions", {"model": M, "prompt": "Hello", "max_tokens": 6}),
     Probe("completions_stream", "POST", "/v1/completions", {"model": M, "prompt": "Hello", "max_tokens": 4,
                                                            "stream": True, "stream_options": {"include_usage": True}},

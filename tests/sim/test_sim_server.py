@@ -102,7 +102,7 @@ def test_ready_health_and_model_routes(twin):
     assert list(info) == ["model_path", "served_model_name", "tokenizer_path", "is_generation",
                           "preferred_sampling_params", "weight_version", "load_format", "reasoning_parser",
                           "tool_call_parser", "disaggregation_mode", "has_image_understanding",
-                          "has_audio_understanding", "model_type", "architectures"]
+                          "has_audio_understanding", "model_type", "architectures", "embedding"]
     assert info["model_path"] == info["served_model_name"] == "sim:moonshotai/Kimi-K2.6"
     assert info["disaggregation_mode"] == "null"
     assert httpx.get(twin.url + "/get_model_info").json() == info
@@ -222,7 +222,9 @@ def test_generate_stream_and_non_stream(twin):
     body = {"text": "The capital city of France is", "sampling_params": {"max_new_tokens": 40, "temperature": 0.6},
             "stream": True}
     chunks = sse_json(httpx.post(twin.url + "/generate", json=body, timeout=30).text)
-    base = ["id", "finish_reason", "prompt_tokens", "weight_version", "num_retractions", "reasoning_tokens",
+    # --enable-metrics: the scheduler's timing keys on every output, the API server's on the final one (timing.py)
+    base = ["id", "finish_reason", "prompt_tokens", "weight_version", "num_retractions", "storage_prefetch_wait",
+            "storage_staging_wait", "forward_entry_time", "prefill_finished_time", "queue_time", "reasoning_tokens",
             "completion_tokens", "cached_tokens"]
     prev_text, prev_ids = "", []
     for i, c in enumerate(chunks):
@@ -235,7 +237,9 @@ def test_generate_stream_and_non_stream(twin):
         expect = base + (["weight_versions"] if last else []) + ["cached_tokens_details", "dp_rank"]
         if last:
             expect += ["e2e_latency", "spec_accept_rate", "spec_accept_length", "spec_num_correct_drafts",
-                       "spec_num_proposed_drafts", "spec_verify_ct", "spec_correct_drafts_histogram"]
+                       "spec_num_proposed_drafts", "spec_verify_ct", "spec_correct_drafts_histogram",
+                       "request_received_ts", "first_token_latency", "api_server_dispatch_finish_ts",
+                       "response_sent_to_client_ts", "request_finished_ts", "decode_throughput"]
         if i == 0:
             expect += ["response_sent_to_client_ts"]
         assert list(m) == expect
