@@ -4,7 +4,6 @@ gate middleware that answers 503 until the startup opens HTTP and 401 without th
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 import time
 from datetime import datetime, timezone
@@ -17,6 +16,8 @@ from .completions import fan_out
 from .outputs import plan_chat, plan_plain
 from .metrics import HttpMetricsMiddleware
 from .requests import RequestError
+from .validate import (CHAT, COMPLETIONS, GENERATE, ContractRefusal, Endpoint, WireRefusal, check_completion,
+                       check_generate_body, generate_stream_refusal, read_body)
 from .responses import _error
 from .runtime import RequestHandle, TraceRecord
 from .wire import VERSION
@@ -60,14 +61,9 @@ class GateMiddleware:
         await self.app(scope, receive, send)
 
 
-async def _json_body(request: Request) -> dict[str, Any]:
-    try:
-        body = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise RequestError("Invalid JSON in request body") from None
-    if not isinstance(body, dict):
-        raise RequestError("Request body must be a JSON object.")
-    return body
+async def _json_body(request: Request, endpoint: Endpoint) -> Any:
+    """The parsed body, or WireRefusal with SGLang's answer (media type, malformed JSON): validate.py."""
+    return await read_body(request, endpoint)
 
 
 def create_app(server: SimServer) -> FastAPI:
@@ -131,14 +127,16 @@ def create_app(server: SimServer) -> FastAPI:
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request) -> Response:
         try:
-            body = await _json_body(request)
+            body = await _json_body(request, CHAT)
             req = server.chat_request(body)
             plan, factory, stop_re = plan_chat(body, server.cfg.args, req.domain)
             n = body.get("n") or 1
             if not isinstance(n, int) or isinstance(n, bool) or n < 1:
                 raise RequestError("n must be a positive integer")
+        except WireRefusal as e:
+            return e.response()
         except (RequestError, ValueError) as e:
-            return _error(str(e))
+            return _error(str(e), err_type=getattr(e, "err_type", "BadRequestError"))
         if server.faults.http500 and (failed := server.http500("/v1/chat/completions")) is not None:
             return failed
         reqs = fan_out(req, n)
@@ -153,11 +151,14 @@ def create_app(server: SimServer) -> FastAPI:
     @app.post("/v1/completions")
     async def completions(request: Request) -> Response:
         try:
-            body = await _json_body(request)
+            body = await _json_body(request, COMPLETIONS)
+            check_completion(body, served_model=server.cfg.args["served_model_name"])
             reqs = server.completion_requests(body)
             factory, stop_re = plan_plain(body)
+        except WireRefusal as e:
+            return e.response()
         except (RequestError, ValueError) as e:
-            return _error(str(e))
+            return _error(str(e), err_type=getattr(e, "err_type", "BadRequestError"))
         if server.faults.http500 and (failed := server.http500("/v1/completions")) is not None:
             return failed
         for r in reqs:
@@ -170,11 +171,16 @@ def create_app(server: SimServer) -> FastAPI:
 
     @app.api_route("/generate", methods=["POST", "PUT"])
     async def generate(request: Request) -> Response:
+        body: Any = None
         try:
-            body = await _json_body(request)
+            body = check_generate_body(await _json_body(request, GENERATE))
             req = server.generate_request(body)
             req.words_factory, req.stop_regex = plan_plain(body.get("sampling_params") or {})
-        except (RequestError, ValueError) as e:
+        except (WireRefusal, ContractRefusal) as e:
+            return e.response()
+        except (RequestError, ValueError) as e:  # the tokenizer manager's refusals; a stream carries them as an event
+            if isinstance(body, dict) and body.get("stream") is True:
+                return generate_stream_refusal(str(e))
             return JSONResponse({"error": {"message": str(e)}}, status_code=400)
         if server.faults.http500 and (failed := server.http500("/generate")) is not None:
             return failed

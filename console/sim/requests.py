@@ -11,6 +11,9 @@ from typing import Any
 from .domain import detect_domain
 from .engine import SimRequest
 from .tokens import chat_prompt_tokens, count_tokens, messages_text
+from .validate import RequestError, chat_sampling_params, check_chat, verify_sampling
+
+__all__ = ["RequestError", "RequestParsing"]
 
 
 def _hash(*parts: str) -> int:
@@ -27,25 +30,12 @@ def _has_image(messages: list[dict[str, Any]]) -> bool:
         for m in messages)
 
 
-class RequestError(Exception):
-    """A request SGLang refuses (ValueError in the tokenizer manager): 400 with `message`."""
-
-
 class RequestParsing:
     """SimServer's reading of a request body into a SimRequest (raises RequestError with SGLang's message)."""
 
     def _domain(self, text: str, has_tools: bool) -> str:
         d = self.cfg.sim.domain
         return detect_domain(text, has_tools) if d == "auto" else d
-
-    @staticmethod
-    def _temperature(value: Any) -> float:
-        """Sampling temperature; SGLang's default when unset is 1.0."""
-        if value is None:
-            return 1.0
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise RequestError(f"temperature must be a non-negative number, got {value!r}")
-        return float(value)
 
     @staticmethod
     def _stops(value: Any) -> tuple[str, ...]:
@@ -57,10 +47,12 @@ class RequestParsing:
             return tuple(s for s in value if s)
         raise RequestError("stop must be a string or a list of strings")
 
-    def chat_request(self, body: dict[str, Any]) -> SimRequest:
-        messages = body.get("messages")
-        if not isinstance(messages, list) or not messages or not all(isinstance(m, dict) for m in messages):
-            raise RequestError("messages must be a non-empty list of message objects")
+    def chat_request(self, body: Any) -> SimRequest:
+        """A chat body (parsed JSON) validated as SGLang does (validate.py; WireRefusal / RequestError), then read
+        into an engine request."""
+        valid = check_chat(body, served_model=self.cfg.args["served_model_name"],
+                           context_len=self.cfg.args.get("context_length"))
+        messages = body["messages"]
         tools = body.get("tools") or body.get("functions")
         m = self.dep.model
         tool_tokens = chat_prompt_tokens([], tools, per_message=0, generation_prompt=0,
@@ -74,19 +66,18 @@ class RequestParsing:
                                        per_tool=0, tokens_per_image=m.image_tokens_per_image)
             keys.append((int(h), toks))
         prompt = toks + m.chat_tokens_generation_prompt
-        max_new = body.get("max_completion_tokens") or body.get("max_tokens")
-        if max_new is not None and (not isinstance(max_new, int) or max_new <= 0):
-            raise RequestError("max_tokens must be positive")
-        max_new = self._limits(prompt, max_new)
+        sampling = chat_sampling_params(valid)
+        max_new = self._limits(prompt, sampling["max_new_tokens"])  # the tokenizer manager: lengths, then ranges
+        verify_sampling(sampling)
         text = messages_text(messages)
         return SimRequest(
             rid=str(body.get("rid") or uuid.uuid4().hex), prompt_tokens=prompt, max_new_tokens=max_new,
-            temperature=self._temperature(body.get("temperature")),
-            ignore_eos=bool(body.get("ignore_eos", False)), stop=self._stops(body.get("stop")),
-            stop_token_ids=frozenset(body.get("stop_token_ids") or ()),
+            temperature=1.0 if valid.temperature is None else valid.temperature,
+            ignore_eos=valid.ignore_eos, stop=self._stops(valid.stop),
+            stop_token_ids=frozenset(valid.stop_token_ids or ()),
             domain=self._domain(text, bool(tools)), prompt_hash=_hash(json.dumps(messages, sort_keys=True),
                                                                         json.dumps(tools, sort_keys=True)),
-            prefix_keys=keys, stream=bool(body.get("stream", False)), has_image=_has_image(messages))
+            prefix_keys=keys, stream=valid.stream, has_image=_has_image(messages))
 
     def generate_request(self, body: dict[str, Any]) -> SimRequest:
         text, ids = body.get("text"), body.get("input_ids")
@@ -109,12 +100,14 @@ class RequestParsing:
                 keys.append((int(acc), i))
             phash, dom_text = _hash("ids", json.dumps(ids)), ""
         max_new = sp.get("max_new_tokens", 128)
-        if max_new is not None and (not isinstance(max_new, int) or max_new < 0):
-            raise RequestError(f"max_new_tokens must be at least 0, got {max_new}.")
-        max_new = self._limits(prompt, max_new)
+        if max_new is not None and (not isinstance(max_new, int) or isinstance(max_new, bool)):
+            raise RequestError(f"invalid type: max_new_tokens {max_new!r}, expected i64")
+        max_new = self._limits(prompt, max_new)  # the tokenizer manager: lengths, then SamplingParams.verify
+        verify_sampling(sp)
+        temperature = sp.get("temperature")
         return SimRequest(
             rid=str(body.get("rid") or uuid.uuid4().hex), prompt_tokens=prompt, max_new_tokens=max_new,
-            temperature=self._temperature(sp.get("temperature")),
+            temperature=1.0 if temperature is None else float(temperature),
             ignore_eos=bool(sp.get("ignore_eos", False)), stop=self._stops(sp.get("stop")),
             stop_token_ids=frozenset(sp.get("stop_token_ids") or ()), domain=self._domain(dom_text, False),
             prompt_hash=phash, prefix_keys=keys, stream=bool(body.get("stream", False)))

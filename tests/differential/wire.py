@@ -22,10 +22,105 @@ class Probe:
     headers: dict = field(default_factory=dict)
     raw: bytes | None = None
     message: bool = False  # compare the error message text too
+    #: regexes whose matches are blanked in both messages before they are compared (numbers of a context length
+    #: that differs by design); FastAPI's handler path (where each server's site-packages are) always is
+    abstract: tuple[str, ...] = ()
 
 
 CHAT = "/v1/chat/completions"
+GEN = "/generate"
 HI = [{"role": "user", "content": "Say hi."}]
+JSON_CT = {"Content-Type": "application/json"}
+NUMBERS = (r"\d+",)
+#: a prompt over both servers' context (the twin's 262,144, the real CPU server's 8,192) and over 1M characters
+#: (the twin's token counter once raised there): "hello" is one token in o200k and in SmolLM2's vocabulary
+TOO_LONG = "hello " * 270_000
+
+
+def _chat(**kw):
+    return {"model": M, "messages": HI, "max_tokens": 3, **kw}
+
+
+def _gen(**sp):
+    return {"text": "Hello", "sampling_params": {"max_new_tokens": 3, **sp}}
+
+
+_WEATHER = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+#: request validation (#14 known 4, 7, 8, 11, 12, 13): every range and rule the twin restates from SGLang, the
+#: error message compared too
+VALIDATION_PROBES = [
+    Probe("err_temperature_negative", "POST", CHAT, _chat(temperature=-1), message=True),
+    Probe("err_temperature_string", "POST", CHAT, _chat(temperature="abc"), message=True),
+    Probe("err_top_p_over_one", "POST", CHAT, _chat(top_p=1.5), message=True),
+    Probe("err_top_k_zero", "POST", CHAT, _chat(top_k=0), message=True),
+    Probe("err_top_k_fraction", "POST", CHAT, _chat(top_k=1.5), message=True),
+    Probe("err_min_p_over_one", "POST", CHAT, _chat(min_p=1.5), message=True),
+    Probe("err_frequency_penalty", "POST", CHAT, _chat(frequency_penalty=3), message=True),
+    Probe("err_presence_penalty", "POST", CHAT, _chat(presence_penalty=5), message=True),
+    Probe("err_repetition_penalty_zero", "POST", CHAT, _chat(repetition_penalty=0), message=True),
+    Probe("max_tokens_zero", "POST", CHAT, _chat(max_tokens=0)),
+    Probe("err_max_tokens_negative", "POST", CHAT, _chat(max_tokens=-1), message=True),
+    Probe("err_max_tokens_string", "POST", CHAT, _chat(max_tokens="abc"), message=True),
+    Probe("err_max_completion_tokens_negative", "POST", CHAT,
+          {"model": M, "messages": HI, "max_completion_tokens": -1}, message=True),
+    Probe("err_max_tokens_over_context", "POST", CHAT, _chat(max_tokens=300_000), message=True, abstract=NUMBERS),
+    Probe("err_n_zero", "POST", CHAT, _chat(n=0), message=True),
+    Probe("err_n_string", "POST", CHAT, _chat(n="x"), message=True),
+    Probe("err_stop_not_string", "POST", CHAT, _chat(stop=5), message=True),
+    Probe("err_stop_too_many", "POST", CHAT, _chat(stop=[f"s{i}" for i in range(40)]), message=True),
+    Probe("err_tool_choice_required_no_tools", "POST", CHAT, _chat(tool_choice="required"), message=True),
+    Probe("err_tool_choice_named_no_tools", "POST", CHAT,
+          _chat(tool_choice={"type": "function", "function": {"name": "get_weather"}}), message=True),
+    Probe("err_tool_choice_named_not_in_tools", "POST", CHAT,
+          _chat(tools=_WEATHER, tool_choice={"type": "function", "function": {"name": "get_time"}}), message=True),
+    Probe("err_tool_choice_unknown", "POST", CHAT, _chat(tool_choice="sometimes"), message=True),
+    # jsonschema's meta-schema text after its first line (the failing meta-schema excerpt) is not restated
+    Probe("err_tool_schema_type", "POST", CHAT, _chat(tools=[{"type": "function", "function": {
+        "name": "f", "parameters": {"type": "foo"}}}]), message=True, abstract=(r"\n\nFailed validating[\s\S]*",)),
+    Probe("err_tool_schema_required", "POST", CHAT, _chat(tools=[{"type": "function", "function": {
+        "name": "f", "parameters": {"type": "object", "required": "city"}}}]), message=True,
+        abstract=(r"\n\nFailed validating[\s\S]*",)),
+    Probe("err_tool_no_name", "POST", CHAT, _chat(tools=[{"type": "function", "function": {}}]), message=True),
+    Probe("err_messages_empty", "POST", CHAT, {"model": M, "messages": [], "max_tokens": 3}, message=True),
+    Probe("err_messages_not_list", "POST", CHAT, {"model": M, "messages": "hi", "max_tokens": 3}, message=True),
+    Probe("err_message_no_role", "POST", CHAT, {"model": M, "messages": [{"content": "hi"}]}, message=True),
+    Probe("err_role_not_string", "POST", CHAT, {"model": M, "messages": [{"role": 5, "content": "hi"}]},
+          message=True),
+    Probe("role_case_insensitive", "POST", CHAT, {"model": M, "max_tokens": 3, "messages": [
+        {"role": "System", "content": "Be brief."}, {"role": "user", "content": "hi"}]}),
+    Probe("err_body_not_object", "POST", CHAT, raw=b"[1]", headers=JSON_CT, message=True),
+    Probe("err_body_empty", "POST", CHAT, raw=b"", headers=JSON_CT, message=True),
+    Probe("err_json_trailing_comma", "POST", CHAT, raw=b'{"messages": [], }', headers=JSON_CT, message=True),
+    Probe("err_json_nan", "POST", CHAT, raw=b'{"messages": [{"role": "user", "content": "hi"}], "top_p": NaN}',
+          headers=JSON_CT, message=True),
+    Probe("err_no_content_type", "POST", CHAT, raw=b'{"messages": [{"role": "user", "content": "hi"}]}',
+          message=True),
+    Probe("err_lora_adapter_of_served_model", "POST", CHAT, _chat(model=M + ":adapter"), message=True),
+    Probe("err_too_long", "POST", CHAT, {"model": M, "messages": [{"role": "user", "content": TOO_LONG}],
+                                         "max_tokens": 3}, message=True, abstract=NUMBERS),
+    Probe("err_too_long_stream", "POST", CHAT, {"model": M, "messages": [{"role": "user", "content": TOO_LONG}],
+                                                "max_tokens": 3, "stream": True}, stream=True, message=True,
+          abstract=NUMBERS),
+    Probe("err_generate_too_long", "POST", GEN, {"text": TOO_LONG, "sampling_params": {"max_new_tokens": 3}},
+          message=True, abstract=NUMBERS),
+    Probe("err_generate_too_long_stream", "POST", GEN, {"text": TOO_LONG, "stream": True,
+                                                        "sampling_params": {"max_new_tokens": 3}},
+          stream=True, message=True, abstract=NUMBERS),
+    Probe("err_generate_no_input", "POST", GEN, {"sampling_params": {"max_new_tokens": 3}}, message=True),
+    Probe("err_generate_max_new_tokens_negative", "POST", GEN, _gen(max_new_tokens=-1), message=True),
+    Probe("err_generate_max_new_tokens_string", "POST", GEN, _gen(max_new_tokens="abc"), message=True),
+    Probe("generate_max_new_tokens_zero", "POST", GEN, _gen(max_new_tokens=0)),
+    Probe("err_generate_temperature_negative", "POST", GEN, _gen(temperature=-1), message=True),
+    Probe("err_generate_top_p_zero", "POST", GEN, _gen(top_p=0), message=True),
+    Probe("err_generate_top_p_zero_stream", "POST", GEN, {**_gen(top_p=0), "stream": True}, stream=True,
+          message=True),
+    Probe("err_generate_unknown_sampling_param", "POST", GEN, _gen(bogus=1), message=True),
+    Probe("err_generate_sampling_params_not_object", "POST", GEN, {"text": "hi", "sampling_params": "x"},
+          message=True),
+    Probe("err_generate_bad_json", "POST", GEN, raw=b"{not json", headers=JSON_CT, message=True),
+    Probe("err_generate_body_not_object", "POST", GEN, raw=b"[1]", headers=JSON_CT, message=True),
+]
 PROBES = [
     Probe("v1_models", "GET", "/v1/models"),
     Probe("health", "GET", "/health"),
@@ -84,10 +179,11 @@ PROBES = [
     Probe("stop_regex_stream", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 12, "stop_regex": "[a-z]",
                                               "stream": True}, stream=True),
     Probe("err_unknown_role", "POST", CHAT, {"model": M, "messages": [{"role": "wizard", "content": "hi"}],
-                                             "max_tokens": 4}),
+                                             "max_tokens": 4}, message=True),
     Probe("err_text_plain", "POST", CHAT, raw=b'{"messages": [{"role": "user", "content": "hi"}]}',
           headers={"Content-Type": "text/plain"}, message=True),
     Probe("err_model_colon", "POST", CHAT, {"model": "a:b", "messages": HI, "max_tokens": 4}, message=True),
+    *VALIDATION_PROBES,
     # after the traffic: some of SGLang's metric families appear only once a request has been served
     Probe("server_info", "GET", "/server_info"),
     Probe("model_info", "GET", "/model_info"),
@@ -183,6 +279,7 @@ class Answer:
     content_type: str
     body: object  # JSON, or text
     events: list | None = None  # SSE payloads (JSON or "[DONE]")
+    model: str = ""  # the served model name the probe was sent with (error messages may echo it)
 
 
 def send(client: httpx.Client, base: str, model: str, p: Probe) -> Answer:
@@ -200,12 +297,12 @@ def send(client: httpx.Client, base: str, model: str, p: Probe) -> Answer:
             if block.startswith("data: "):
                 data = block[len("data: "):]
                 events.append(data if data.strip() == "[DONE]" else json.loads(data))
-        return Answer(r.status_code, ct, None, events)
+        return Answer(r.status_code, ct, None, events, model)
     try:
         parsed = r.json()
     except ValueError:
         parsed = r.text
-    return Answer(r.status_code, ct, parsed)
+    return Answer(r.status_code, ct, parsed, model=model)
 
 
 def compare(p: Probe, real: Answer, twin: Answer) -> list[str]:
@@ -245,13 +342,34 @@ def compare(p: Probe, real: Answer, twin: Answer) -> list[str]:
                 out += [f"chunk[{k}] {d}" for d in shape_diff(shape(by_r[k]), shape(by_t[k]))]
         else:
             out += [f"event {d}" for d in shape_diff(shape(er), shape(et))]
+            if p.message:  # a stream refused after its headers: the error events' messages
+                mr = [_normalized(_message(e), p, real.model) for e in er if isinstance(e, dict) and "error" in e]
+                mt = [_normalized(_message(e), p, twin.model) for e in et if isinstance(e, dict) and "error" in e]
+                if mr != mt:
+                    out.append("error event message differs")
     else:
         out += [f"body {d}" for d in shape_diff(shape(real.body), shape(twin.body))]
         if p.message and real.status >= 400:
-            mr, mt = _message(real.body), _message(twin.body)
+            mr = _normalized(_message(real.body), p, real.model)
+            mt = _normalized(_message(twin.body), p, twin.model)
             if mr != mt:
                 out.append("message differs")
     return [f"{p.name}: {d}" for d in out]
+
+
+#: FastAPI names the handler's source file in a validation error; each server's sglang sits elsewhere
+_HANDLER_FILE = re.compile(r'File "[^"]*/site-packages/')
+
+
+def _normalized(message: str, p: Probe, model: str = "") -> str:
+    """A message with what differs by design blanked: the handler's site-packages, the served model's name (an
+    echoed body holds it), the probe's `abstract` patterns."""
+    message = _HANDLER_FILE.sub('File "<site-packages>/', message)
+    if model:
+        message = message.replace(model, M)
+    for pattern in p.abstract:
+        message = re.sub(pattern, "", message)
+    return message
 
 
 def _message(b) -> str:

@@ -1,0 +1,795 @@
+"""Request validation as SGLang 0.5.23 does it, with its statuses and message texts, in one place for every
+generation route of the twin (/v1/chat/completions, /v1/completions, /generate).
+
+SGLang validates a request in four layers, and a client sees which one refused it by the shape of the answer:
+
+1. **Body** (`http_server.py`): the OpenAI routes require `Content-Type: application/json`; the body is parsed by
+   orjson. Both failures are FastAPI `RequestValidationError`s, which SGLang turns into 400 `ErrorResponse`s with
+   type "Bad Request" and FastAPI's text: `N validation error(s):\\n  {error}…` plus the endpoint's source
+   context and the error list (`fastapi_message`).
+2. **Schema** (`entrypoints/openai/protocol.py`, pydantic): field types and the per-message role rules. The models
+   below restate that schema (field names, types, union members and validator names, which pydantic prints in an
+   error's `loc`), so the twin's errors are pydantic's own, formatted as SGLang formats them. /generate's dataclass
+   and its JSON contract (`sglang/api/v1/api_types.py`, serde-style texts) are restated for the fields a client
+   sends (`check_generate_body`).
+3. **Request rules** (`serving_chat._validate_request` and friends): empty messages, tool_choice against the tools,
+   tool parameter schemas, max_completion_tokens against the context (`check_chat`); `Prompt cannot be empty`
+   (`check_completion`).
+4. **Sampling parameters** (`SamplingParams.verify` in the tokenizer manager): ranges of temperature, top_p, top_k,
+   min_p, penalties, max_new_tokens; stop counts (`verify_sampling`). These are ValueErrors: 400 with type
+   "BadRequestError" on the OpenAI routes, `{"error": {"message"}}` on /generate (an SSE error event on a
+   streamed /generate).
+
+A failure of layers 1–2 raises `WireRefusal` (a complete answer: status, body, media type); of layers 3–4
+`RequestError` (SGLang's ValueError: the route decides the envelope). The context-length checks stay with the
+token counts (`SimServer._limits`).
+
+Not restated: the content-part models' own fields (a malformed image or audio part gets a shorter error than
+SGLang's), tool-parameter schemas beyond the meta-schema rules most clients break (`_schema_error`: the first
+line of jsonschema's text, not its "Failed validating" detail).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sysconfig
+from dataclasses import dataclass
+from typing import Annotated, Any, Dict, List, Literal, Optional, Union
+
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+
+
+
+class RequestError(Exception):
+    """A request SGLang refuses with a ValueError (its request rules, the tokenizer manager, SamplingParams):
+    400 with `message`; `err_type` is the ErrorResponse type the OpenAI routes give it."""
+
+    def __init__(self, message: str, *, err_type: str = "BadRequestError") -> None:
+        super().__init__(message)
+        self.err_type = err_type
+
+# ------------------------------------------------------------------------------------------------ answers
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A route as FastAPI names it in a validation error: SGLang's handler, its decorator line in 0.5.23's
+    http_server.py, and the method + path."""
+
+    function: str
+    line: int
+    path: str
+
+
+CHAT = Endpoint("openai_v1_chat_completions", 1870, "/v1/chat/completions")
+COMPLETIONS = Endpoint("openai_v1_completions", 1860, "/v1/completions")
+GENERATE = Endpoint("generate_request", 928, "/generate")
+
+#: where SGLang's http_server.py would sit in this interpreter's environment (FastAPI names the handler's file)
+HTTP_SERVER_FILE = f"{sysconfig.get_paths()['purelib']}/sglang/srt/entrypoints/http_server.py"
+
+
+class WireRefusal(Exception):
+    """A request refused before SGLang's handler runs: a complete answer (status, JSON body or plain text)."""
+
+    def __init__(self, status: int, body: Any, media_type: str = "application/json") -> None:
+        super().__init__(body if isinstance(body, str) else body.get("message", body))
+        self.status, self.body, self.media_type = status, body, media_type
+
+    def response(self) -> Any:
+        from fastapi.responses import JSONResponse, Response
+        if self.media_type == "application/json":
+            return JSONResponse(self.body, status_code=self.status)
+        return Response(self.body, status_code=self.status, media_type=self.media_type)
+
+
+def fastapi_message(errors: list[dict[str, Any]], endpoint: Endpoint | None) -> str:
+    """FastAPI's `str(RequestValidationError)` followed by the error list, as SGLang's handler joins them."""
+    n = len(errors)
+    text = f"{n} validation error{'s' if n != 1 else ''}:\n" + "".join(f"  {e}\n" for e in errors)
+    if endpoint is not None:
+        text += (f'\n  File "{HTTP_SERVER_FILE}", line {endpoint.line}, in {endpoint.function}'
+                 f"\n    POST {endpoint.path}")
+    text = text.rstrip()
+    listed = str(errors)
+    return f"{text} {listed}" if listed != text else text
+
+
+def validation_refusal(errors: list[dict[str, Any]], endpoint: Endpoint | None) -> WireRefusal:
+    """SGLang's RequestValidationError handler: 400 ErrorResponse, type "Bad Request"."""
+    return WireRefusal(400, {"object": "error", "message": fastapi_message(errors, endpoint), "type": "Bad Request",
+                             "param": None, "code": 400})
+
+
+INTERNAL_ERROR = WireRefusal(500, "Internal Server Error", "text/plain; charset=utf-8")
+
+# ------------------------------------------------------------------------------------------------ layer 1: body
+
+_JSON_MEDIA = "application/json"
+
+
+def check_media_type(content_type: str | None) -> None:
+    """The OpenAI routes' `validate_json_request` dependency (before the body is read)."""
+    media = (content_type or "").lower().split(";", 1)[0]
+    if media != _JSON_MEDIA:
+        raise validation_refusal([{"loc": ["header", "content-type"],
+                                   "msg": "Unsupported Media Type: Only 'application/json' is allowed",
+                                   "type": "value_error"}], None)
+
+
+def _json_wanted(content_type: str | None) -> bool:
+    """FastAPI parses the body as JSON when there is no content type or an application/json or +json one."""
+    if not content_type:
+        return True
+    media = content_type.lower().split(";", 1)[0].strip()
+    main, _, sub = media.partition("/")
+    return main == "application" and (sub == "json" or sub.endswith("+json"))
+
+
+def _orjson_error(raw: bytes, e: json.JSONDecodeError) -> tuple[str, int]:
+    """orjson's message and position for a body the standard parser refused at `e.pos` (the twin has no orjson;
+    SGLang's ORJSONRequest parses with it)."""
+    doc, pos, msg = e.doc, e.pos, e.msg
+    n = len(doc)
+    if n == 0:
+        return "Input is a zero-length, empty document", 0
+    if not doc.strip():
+        return "input data is empty", 0
+    rest = doc[pos:].lstrip(" \t\r\n")
+    at_end = not rest
+    if msg.startswith("Unterminated string") or at_end:
+        return "unexpected end of data", n
+    if msg == "Expecting property name enclosed in double quotes":
+        before = doc[:pos].rstrip(" \t\r\n")
+        if before.endswith(","):
+            return "trailing comma is not allowed", len(before) - 1
+        return "unexpected character, expected a string key", pos
+    if msg == "Expecting ':' delimiter":
+        return "unexpected character, expected ':' after key", pos
+    if msg == "Expecting value":
+        for lit in ("true", "false", "null"):
+            if rest[:1] == lit[0]:
+                return ("unexpected end of data", n) if lit.startswith(rest) else \
+                    (f"invalid literal, expected '{lit}'", pos)
+        return "unexpected character, expected a JSON value", pos
+    if msg == "Extra data":
+        return "unexpected content after document", pos
+    if msg.startswith("Invalid \\escape"):
+        return "invalid escaped sequence in string", pos
+    if msg.startswith("Invalid control character"):
+        return "unexpected control character in string", pos
+    if msg == "Expecting ',' delimiter":
+        return "unexpected character, expected ',' or closing bracket", pos
+    return msg, pos
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+#: an empty body (FastAPI: the body field is missing), apart from a JSON `null`
+MISSING: Any = _Missing()
+
+
+def parse_body(raw: bytes, content_type: str | None, endpoint: Endpoint) -> Any:
+    """The body as SGLang's route sees it: parsed JSON (orjson's rules: no NaN/Infinity), the raw bytes when
+    the content type is not JSON, `MISSING` when empty. A malformed document is FastAPI's json_invalid error."""
+    if not raw:
+        return MISSING
+    if not _json_wanted(content_type):
+        return raw
+    def refuse(msg: str, pos: int) -> WireRefusal:
+        return validation_refusal([{"type": "json_invalid", "loc": ("body", pos), "msg": "JSON decode error",
+                                    "input": {}, "ctx": {"error": msg}}], endpoint)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise refuse("str is not valid UTF-8: surrogates not allowed", 0) from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise refuse(*_orjson_error(raw, e)) from None
+    except ValueError:  # NaN / Infinity: orjson has no such literals
+        m = re.search(r"(?<![\w\"])(-?Infinity|NaN)(?![\w\"])", text)
+        raise refuse("unexpected character, expected a JSON value", m.start() if m else 0) from None
+
+
+def _errors(e: ValidationError) -> list[dict[str, Any]]:
+    return [{**err, "loc": ("body", *err["loc"])} for err in e.errors(include_url=False)]
+
+
+def body_missing(body: Any, endpoint: Endpoint) -> None:
+    if body is MISSING:
+        raise validation_refusal([{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}],
+                                 endpoint)
+
+
+def chat_body_object(body: Any) -> dict[str, Any]:
+    """A chat body must be an object: none is FastAPI's missing body, anything else fails inside SGLang's
+    before-validator (`values.get`) and is FastAPI's plain 500."""
+    body_missing(body, CHAT)
+    if not isinstance(body, dict):
+        raise INTERNAL_ERROR
+    return body
+
+# ------------------------------------------------------------------------------------------------ layer 2: schema
+
+_GENERIC_ROLES = ("system", "assistant", "tool", "function", "developer", "latest_reminder", "root")
+#: (List first: SGLang's module builds this Union after others with that order, and typing's cache keeps the first
+#: order, which pydantic's union errors follow)
+_StrList = Optional[Union[List[str], str]]
+
+
+def _thinking_parts(content: Any) -> bool:
+    return isinstance(content, list) and any(isinstance(p, dict) and p.get("type") in ("thinking", "reasoning")
+                                             for p in content)
+
+
+class FunctionResponse(BaseModel):
+    name: Optional[str] = None
+    arguments: Optional[Union[str, Dict[str, Any]]] = None
+
+
+class ToolCall(BaseModel):
+    id: Optional[str] = None
+    index: Optional[int] = None
+    type: Literal["function"] = "function"
+    function: FunctionResponse
+
+
+class Function(BaseModel):
+    description: Optional[str] = None
+    name: str
+    parameters: Optional[object] = None
+    strict: Optional[bool] = None
+    defer_loading: Optional[bool] = None
+    key_order: List[str] = Field(default_factory=list, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _capture_key_order(cls, data: Any) -> Any:  # SGLang records the client's key order (and echoes it)
+        if isinstance(data, dict):
+            data = dict(data)
+            data["key_order"] = list(data.keys())
+        return data
+
+
+class Tool(BaseModel):
+    type: str = "function"
+    function: Function
+    defer_loading: Optional[bool] = None
+
+
+class ChatCompletionMessageGenericParam(BaseModel):
+    role: Literal["system", "assistant", "tool", "function", "developer", "latest_reminder", "root"]
+    content: Union[str, List[Dict[str, Any]], None] = None
+    tool_call_id: Optional[str] = None
+    name: Optional[str] = None
+    phase: Optional[Literal["commentary", "final_answer"]] = None
+    reasoning_content: Optional[str] = None
+    tool_calls: Optional[List[ToolCall]] = None
+    tools: Optional[List[Tool]] = None
+    prefix: Optional[bool] = None
+
+    @field_validator("role", mode="before")
+    @classmethod
+    def _normalize_role(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            if v.lower() not in _GENERIC_ROLES:
+                allowed = ", ".join(repr(r) for r in _GENERIC_ROLES)
+                raise ValueError(f"'role' must be one of {allowed} (case-insensitive).")
+            return v.lower()
+        raise ValueError("'role' must be a string")
+
+    @model_validator(mode="after")
+    def validate_thinking_parts_role(self) -> "ChatCompletionMessageGenericParam":
+        if self.role != "assistant" and _thinking_parts(self.content):
+            raise ValueError("thinking content parts are only valid in assistant messages")
+        return self
+
+
+class ChatCompletionMessageUserParam(BaseModel):
+    role: Literal["user"]
+    content: Union[str, List[Dict[str, Any]]]
+
+    @model_validator(mode="after")
+    def validate_thinking_parts_role(self) -> "ChatCompletionMessageUserParam":
+        if _thinking_parts(self.content):
+            raise ValueError("thinking content parts are only valid in assistant messages")
+        return self
+
+
+class ToolChoiceFuncName(BaseModel):
+    name: Optional[str] = None
+
+
+class ToolChoice(BaseModel):
+    function: ToolChoiceFuncName
+    type: Literal["function"] = "function"
+
+
+class StreamOptions(BaseModel):
+    include_usage: Optional[bool] = False
+    continuous_usage_stats: Optional[bool] = False
+
+
+_Effort = Optional[Union[Literal["none", "minimal", "low", "medium", "high", "xhigh", "ultra", "max"],
+                         Annotated[float, Field(ge=0.0, le=0.99, allow_inf_nan=False)]]]
+
+
+def _message_level_tools(messages: Any) -> bool:
+    return isinstance(messages, list) and any(
+        isinstance(m, dict) and isinstance(m.get("role"), str) and m["role"].lower() in ("root", "system", "developer")
+        and bool(m.get("tools")) for m in messages)
+
+
+class _Routing(BaseModel):
+    bootstrap_host: Optional[Union[List[str], str]] = None
+    bootstrap_port: Optional[Union[List[Optional[int]], int]] = None
+    bootstrap_room: Optional[Union[List[int], int]] = None
+    routed_dp_rank: Optional[int] = None
+    disagg_prefill_dp_rank: Optional[int] = None
+
+
+def _migrate_dp_rank(values: Any) -> Any:
+    if isinstance(values, dict) and values.get("data_parallel_rank") is not None \
+            and values.get("routed_dp_rank") is None:
+        values["routed_dp_rank"] = values["data_parallel_rank"]
+    return values
+
+
+class ChatCompletionRequest(_Routing):
+    """SGLang's chat request schema: the fields a client can get wrong, in SGLang's order and types."""
+
+    messages: List[Union[ChatCompletionMessageGenericParam, ChatCompletionMessageUserParam]]
+    model: str = "default"
+    frequency_penalty: float = 0.0
+    logit_bias: Optional[Dict[str, float]] = None
+    logprobs: bool = False
+    top_logprobs: Optional[int] = None
+    max_tokens: Optional[int] = None
+    max_completion_tokens: Optional[int] = None
+    n: int = 1
+    presence_penalty: float = 0.0
+    response_format: Optional[Dict[str, Any]] = None
+    seed: Optional[int] = None
+    stop: _StrList = None
+    stream: bool = False
+    stream_options: Optional[StreamOptions] = None
+    temperature: Optional[float] = None
+    top_p: Optional[float] = None
+    user: Optional[str] = None
+    tools: Optional[List[Tool]] = None
+    tool_choice: Union[ToolChoice, Literal["auto", "required", "none"]] = "auto"
+    parallel_tool_calls: bool = True
+    return_hidden_states: Union[bool, Literal["last"]] = False
+    return_meta_info: bool = False
+    reasoning_effort: _Effort = None
+    top_k: Optional[int] = None
+    min_p: Optional[float] = None
+    min_tokens: int = 0
+    regex: Optional[str] = None
+    ebnf: Optional[str] = None
+    repetition_penalty: Optional[float] = None
+    stop_token_ids: Optional[List[int]] = None
+    stop_regex: _StrList = None
+    no_stop_trim: bool = False
+    ignore_eos: bool = False
+    continue_final_message: bool = False
+    skip_special_tokens: bool = True
+    lora_path: Optional[Union[List[Optional[str]], Optional[str]]] = None
+    separate_reasoning: bool = True
+    stream_reasoning: bool = True
+    chat_template_kwargs: Optional[Dict] = None
+    input_ids: Optional[List[int]] = None
+    rid: Optional[Union[List[str], str]] = None
+    priority: Optional[int] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _handle_deprecated_dp_rank(cls, values: Any) -> Any:
+        return _migrate_dp_rank(values)
+
+    @model_validator(mode="before")
+    @classmethod
+    def set_tool_choice_default(cls, values: Any) -> Any:  # (a non-object body fails here in SGLang: a 500)
+        if values.get("tool_choice") is None:
+            no_tools = values.get("tools") is None and not _message_level_tools(values.get("messages"))
+            values["tool_choice"] = "none" if no_tools else "auto"
+        return values
+
+    @field_validator("reasoning_effort", mode="before")
+    @classmethod
+    def validate_reasoning_effort_type(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError("reasoning_effort must not be a boolean")
+        return value
+
+
+class CompletionRequest(_Routing):
+    """SGLang's /v1/completions request schema (the fields a client can get wrong)."""
+
+    model: str = "default"
+    prompt: Union[List[int], List[List[int]], str, List[str]]
+    best_of: Optional[int] = None
+    echo: bool = False
+    frequency_penalty: float = 0.0
+    logit_bias: Optional[Dict[str, float]] = None
+    logprobs: Optional[int] = None
+    max_tokens: int = 16
+    n: int = 1
+    presence_penalty: float = 0.0
+    seed: Optional[int] = None
+    stop: _StrList = None
+    stream: bool = False
+    stream_options: Optional[StreamOptions] = None
+    suffix: Optional[str] = None
+    temperature: float = 1.0
+    top_p: float = 1.0
+    user: Optional[str] = None
+    top_k: int = -1
+    min_p: float = 0.0
+    min_tokens: int = 0
+    json_schema: Optional[str] = None
+    regex: Optional[str] = None
+    ebnf: Optional[str] = None
+    repetition_penalty: float = 1.0
+    stop_token_ids: Optional[List[int]] = None
+    stop_regex: _StrList = None
+    no_stop_trim: bool = False
+    ignore_eos: bool = False
+    skip_special_tokens: bool = True
+    lora_path: Optional[Union[List[Optional[str]], Optional[str]]] = None
+    rid: Optional[Union[List[str], str]] = None
+    priority: Optional[int] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _handle_deprecated_dp_rank(cls, values: Any) -> Any:
+        return _migrate_dp_rank(values)
+
+    @field_validator("max_tokens")
+    @classmethod
+    def validate_max_tokens_positive(cls, v: Any) -> Any:
+        if v is not None and v <= 0:
+            raise ValueError("max_tokens must be positive")
+        return v
+
+
+def _schema_validate(model: type[BaseModel], body: Any, endpoint: Endpoint) -> BaseModel:
+    try:
+        return model.model_validate(body, from_attributes=True)  # as FastAPI validates a body model
+    except ValidationError as e:
+        raise validation_refusal(_errors(e), endpoint) from None
+    except AttributeError:  # a before-validator reading a non-object body: FastAPI's plain 500
+        raise INTERNAL_ERROR from None
+
+# ------------------------------------------------------------------------------------------------ layer 3: rules
+
+_SIMPLE_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+#: SGLang's normalize_json_schema_types rewrites these DB/ORM-style names before the meta-schema check
+_TYPE_ALIASES = {"varchar": "string", "char": "string", "text": "string", "str": "string", "int": "integer",
+                 "bigint": "integer", "smallint": "integer", "float": "number", "double": "number",
+                 "decimal": "number", "bool": "boolean", "list": "array", "dict": "object", "enum": "string"}
+
+
+def _py(v: Any) -> str:
+    return repr(v)
+
+
+def _schema_error(schema: Any, path: str = "") -> str | None:
+    """The first line of jsonschema's Draft 2020-12 meta-schema error for the rules clients break (a type that
+    is no JSON type, properties / $defs that are no object, required that is no list of strings, a bad enum or
+    items), else None."""
+    if isinstance(schema, bool):
+        return None
+    if not isinstance(schema, dict):
+        return f"{_py(schema)} is not of type 'object', 'boolean'"
+    t = schema.get("type")
+    if t is not None:
+        names = t if isinstance(t, list) else [t]
+        if isinstance(t, list) and not t:
+            return "[] should be non-empty"
+        for name in names:
+            if not isinstance(name, str) or _TYPE_ALIASES.get(name.lower(), name) not in _SIMPLE_TYPES:
+                return f"{_py(t)} is not valid under any of the given schemas"
+    for key in ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas"):
+        v = schema.get(key)
+        if v is not None:
+            if not isinstance(v, dict):
+                return f"{_py(v)} is not of type 'object'"
+            for sub in v.values():
+                if (err := _schema_error(sub)) is not None:
+                    return err
+    req = schema.get("required")
+    if req is not None:
+        if not isinstance(req, list):
+            return f"{_py(req)} is not of type 'array'"
+        for r in req:
+            if not isinstance(r, str):
+                return f"{_py(r)} is not of type 'string'"
+        if len(set(req)) != len(req):
+            return f"{_py(req)} has non-unique elements"
+    enum = schema.get("enum")
+    if enum is not None and not isinstance(enum, list):
+        return f"{_py(enum)} is not of type 'array'"
+    for key in ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else"):
+        v = schema.get(key)
+        if v is not None and (err := _schema_error(v)) is not None:
+            return err
+    for key in ("allOf", "anyOf", "oneOf", "prefixItems"):
+        v = schema.get(key)
+        if v is not None:
+            if not isinstance(v, list):
+                return f"{_py(v)} is not of type 'array'"
+            if not v:
+                return "[] should be non-empty"
+            for sub in v:
+                if (err := _schema_error(sub)) is not None:
+                    return err
+    return None
+
+
+def _effective_tools(req: ChatCompletionRequest) -> list[Tool]:
+    tools = list(req.tools or [])
+    for m in req.messages:
+        if isinstance(m, ChatCompletionMessageGenericParam) and m.role in ("root", "system", "developer") and m.tools:
+            tools.extend(m.tools)
+    return tools
+
+
+def _chat_rules(req: ChatCompletionRequest, context_len: int | None) -> str | None:
+    """serving_chat._validate_request's refusals, in its order."""
+    if not req.messages:
+        return "Messages cannot be empty."
+    tools = _effective_tools(req)
+    if isinstance(req.tool_choice, str) and req.tool_choice.lower() == "required" and not tools:
+        return "Tools cannot be empty if tool choice is set to required."
+    if isinstance(req.tool_choice, ToolChoice):
+        if not tools:
+            return "Tools cannot be empty if tool choice is set to a specific tool."
+        name = req.tool_choice.function.name
+        if not any(t.function.name == name for t in tools):
+            return f"Tool '{name}' not found in tools list."
+    if any(isinstance(m, ChatCompletionMessageGenericParam) and m.role in ("root", "system", "developer") and m.tools
+           for m in req.messages):
+        names = [t.function.name for t in tools]
+        if len(names) != len(set(names)):
+            return "Tool names must be unique across request and message tools."
+    for i, t in enumerate(tools):
+        if t.function.parameters is not None and (err := _schema_error(t.function.parameters)) is not None:
+            return f"Tool {i} function has invalid 'parameters' schema: {err}"
+    out = req.max_completion_tokens or req.max_tokens
+    if out and context_len and out > context_len:
+        return (f"max_completion_tokens is too large: {out}."
+                f"This model supports at most {context_len} completion tokens.")
+    return None
+
+
+def lora_refusal(model: str, served: str) -> str | None:
+    """`base:adapter` in `model` names a LoRA adapter (serving_base._parse_model_parameter); the twin serves
+    none, so SGLang's refusal without --enable-lora."""
+    if ":" not in model or model == served:
+        return None
+    adapter = model[len(served) + 1:] if model.startswith(f"{served}:") else model.split(":", 1)[1]
+    adapter = adapter.strip()
+    if not adapter:
+        return None
+    return (f"LoRA adapter '{adapter}' was requested, but LoRA is not enabled. Please launch the server with "
+            "--enable-lora flag and preload adapters using --lora-paths or /load_lora_adapter endpoint.")
+
+# ------------------------------------------------------------------------------------------------ layer 4: sampling
+
+MAX_STOP_COUNT = 32
+TOP_K_ALL = 1 << 30
+_SAMPLING_EPS = 1e-6
+
+
+def verify_sampling(sp: dict[str, Any]) -> None:
+    """SamplingParams.__post_init__ + normalize + verify on the values given (numbers printed as received: the
+    OpenAI routes pass pydantic's floats, /generate the JSON numbers), raising RequestError with SGLang's text."""
+    def get(key: str, default: Any) -> Any:
+        v = sp.get(key)
+        return default if v is None else v
+    temperature, top_p, min_p = get("temperature", 1.0), get("top_p", 1.0), get("min_p", 0.0)
+    top_k = get("top_k", TOP_K_ALL)
+    if 0 <= temperature < _SAMPLING_EPS:
+        top_k = 1
+    if top_k == -1:
+        top_k = TOP_K_ALL
+    stop = sp.get("stop")
+    if isinstance(stop, list) and len(stop) > MAX_STOP_COUNT:
+        raise RequestError(f"at most {MAX_STOP_COUNT} stop strings are allowed, got {len(stop)}")
+    beam = sp.get("beam_width")
+    if beam is not None and beam < 1:
+        raise RequestError(f"beam_width must be at least 1, got {beam}.")
+    if not math.isfinite(temperature) or temperature < 0.0:
+        raise RequestError(f"temperature must be a non-negative finite number, got {temperature}.")
+    if not 0.0 < top_p <= 1.0:
+        raise RequestError(f"top_p must be in (0, 1], got {top_p}.")
+    if not 0.0 <= min_p <= 1.0:
+        raise RequestError(f"min_p must be in [0, 1], got {min_p}.")
+    if top_k < 1 or top_k == -1:
+        raise RequestError(f"top_k must be -1 (disable) or at least 1, got {top_k}.")
+    for key in ("frequency_penalty", "presence_penalty"):
+        v = get(key, 0.0)
+        if not -2.0 <= v <= 2.0:
+            raise RequestError(f"{key} must be in [-2, 2], got {v}.")
+    rep = get("repetition_penalty", 1.0)
+    if not 0.0 < rep <= 2.0:
+        raise RequestError(f"repetition_penalty must be in (0, 2] (1.0 = no penalty), got {rep}.")
+    min_new = get("min_new_tokens", 0)
+    if not 0 <= min_new:
+        raise RequestError(f"min_new_tokens must be in [0, max_new_tokens], got {min_new}.")
+    max_new = sp.get("max_new_tokens", 128)
+    if max_new is not None:
+        if max_new < 0:
+            raise RequestError(f"max_new_tokens must be at least 0, got {max_new}.")
+        if not min_new <= max_new:
+            raise RequestError(f"min_new_tokens must be in [0, max_new_tokens({max_new})], got {min_new}.")
+    grammars = [sp.get(k) for k in ("json_schema", "regex", "ebnf", "structural_tag")]
+    if sum(bool(g) for g in grammars) > 1:
+        raise RequestError("Only one of json_schema, regex, ebnf, or structural_tag can be set.")
+
+# ------------------------------------------------------------------------------------------------ per route
+
+
+def check_chat(body: Any, *, served_model: str, context_len: int | None) -> ChatCompletionRequest:
+    """Layers 2–3 of a chat request (the body already parsed by `parse_body`): the validated request, or
+    WireRefusal / RequestError. `context_len` is the --context-length flag (SGLang compares max_completion_tokens
+    with it only when it was given). The caller then checks the lengths against its token counts and calls
+    `verify_sampling(chat_sampling_params(req))`, the tokenizer manager's order."""
+    req = _schema_validate(ChatCompletionRequest, chat_body_object(body), CHAT)
+    assert isinstance(req, ChatCompletionRequest)
+    if (msg := _chat_rules(req, context_len)) is not None:
+        raise RequestError(msg)
+    if req.n == 0:  # SGLang's n loop is range(0, ..., n): its ValueError text, caught by the handler
+        raise RequestError("range() arg 3 must not be zero", err_type="BadRequest")
+    if (msg := lora_refusal(req.model, served_model)) is not None:
+        raise RequestError(msg)
+    return req
+
+
+def chat_sampling_params(req: ChatCompletionRequest) -> dict[str, Any]:
+    """ChatCompletionRequest.to_sampling_params's numbers (user value, else the OpenAI default)."""
+    return {"temperature": req.temperature, "max_new_tokens": req.max_completion_tokens or req.max_tokens,
+            "min_new_tokens": req.min_tokens, "stop": [req.stop] if isinstance(req.stop, str) else req.stop,
+            "top_p": req.top_p, "top_k": req.top_k if req.top_k is not None else -1, "min_p": req.min_p,
+            "presence_penalty": req.presence_penalty, "frequency_penalty": req.frequency_penalty,
+            "repetition_penalty": req.repetition_penalty, "regex": req.regex, "ebnf": req.ebnf,
+            "json_schema": '{"type": "object"}' if (req.response_format or {}).get("type") in
+            ("json_object", "json_schema") else None}
+
+
+def check_completion(body: Any, *, served_model: str) -> CompletionRequest:
+    """Layers 2–4 of a /v1/completions request (for its route): the validated request, or WireRefusal /
+    RequestError."""
+    body_missing(body, COMPLETIONS)
+    req = _schema_validate(CompletionRequest, body, COMPLETIONS)
+    assert isinstance(req, CompletionRequest)
+    p = req.prompt
+    if not p or (isinstance(p, list) and all(not x for x in p)):
+        raise RequestError("Prompt cannot be empty")
+    if (msg := lora_refusal(req.model, served_model)) is not None:
+        raise RequestError(msg)
+    verify_sampling({"temperature": req.temperature, "max_new_tokens": req.max_tokens,
+                     "min_new_tokens": req.min_tokens, "stop": [req.stop] if isinstance(req.stop, str) else req.stop,
+                     "top_p": req.top_p, "top_k": req.top_k, "min_p": req.min_p,
+                     "presence_penalty": req.presence_penalty, "frequency_penalty": req.frequency_penalty,
+                     "repetition_penalty": req.repetition_penalty, "regex": req.regex, "ebnf": req.ebnf,
+                     "json_schema": req.json_schema})
+    return req
+
+# /generate: GenerateReqInput (a dataclass FastAPI validates), then the JSON contract's serde-style texts
+
+
+class ContractRefusal(Exception):
+    """/generate's JSON-contract refusal: 400 `{"error": text}`."""
+
+    def response(self) -> Any:
+        from fastapi.responses import JSONResponse
+        return JSONResponse({"error": str(self)}, status_code=400)
+
+
+def _unexpected(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return f"boolean `{'true' if v else 'false'}`"
+    if isinstance(v, int):
+        return f"integer `{v}`"
+    if isinstance(v, float):
+        return f"floating point `{v}`"
+    if isinstance(v, str):
+        return f'string "{v}"'
+    return "sequence" if isinstance(v, list) else "map" if isinstance(v, dict) else type(v).__name__
+
+
+_I64, _F64, _BOOL, _STR = "i64", "f64", "a boolean", "a string"
+#: SamplingParams of SGLang's JSON contract: field → expected type (in the contract's order: the unknown-field
+#: text lists them so)
+SAMPLING_FIELDS: dict[str, str | None] = {
+    "max_new_tokens": _I64, "stop": None, "stop_token_ids": None, "stop_regex": None, "temperature": _F64,
+    "top_p": _F64, "top_k": _I64, "min_p": _F64, "frequency_penalty": _F64, "presence_penalty": _F64,
+    "repetition_penalty": _F64, "min_new_tokens": _I64, "n": _I64, "json_schema": _STR, "regex": _STR,
+    "ebnf": _STR, "structural_tag": _STR, "ignore_eos": _BOOL, "skip_special_tokens": _BOOL,
+    "spaces_between_special_tokens": _BOOL, "no_stop_trim": _BOOL, "stream_interval": _I64, "logit_bias": None,
+    "sampling_seed": _I64, "custom_params": None, "beam_width": _I64, "watermark": None, "choice": None}
+
+
+def _type_ok(v: Any, expected: str) -> bool:
+    if expected == _I64:
+        return isinstance(v, int) and not isinstance(v, bool)
+    if expected == _F64:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    if expected == _BOOL:
+        return isinstance(v, bool)
+    return isinstance(v, str)
+
+
+def _contract_sampling(sp: dict[str, Any]) -> None:
+    for key, v in sp.items():
+        if key not in SAMPLING_FIELDS:
+            listed = ", ".join(f"`{f}`" for f in SAMPLING_FIELDS)
+            raise ContractRefusal(f"unknown field `{key}`, expected one of {listed}")
+        expected = SAMPLING_FIELDS[key]
+        if v is not None and expected is not None and not _type_ok(v, expected):
+            raise ContractRefusal(f"invalid type: {_unexpected(v)}, expected {expected}")
+        if v is not None and key in ("stop", "stop_regex") and not (
+                isinstance(v, str) or (isinstance(v, list) and all(isinstance(s, str) for s in v))):
+            bad = next((s for s in v if not isinstance(s, str)), None) if isinstance(v, list) else v
+            raise ContractRefusal(f"invalid type: {_unexpected(bad)}, expected a string")
+
+
+def check_generate_body(body: Any) -> dict[str, Any]:
+    """GenerateReqInput's dataclass validation and the JSON contract for a single /generate request: the body,
+    or WireRefusal / ContractRefusal. The sampling ranges are `verify_sampling(body["sampling_params"])`."""
+    body_missing(body, GENERATE)
+    if not isinstance(body, dict):
+        raise validation_refusal([{"type": "dataclass_type", "loc": ("body",),
+                                   "msg": "Input should be a dictionary or an instance of GenerateReqInput",
+                                   "input": body, "ctx": {"class_name": "GenerateReqInput"}}], GENERATE)
+    sp = body.get("sampling_params")
+    if sp is not None and not isinstance(sp, (dict, list)):
+        raise validation_refusal([
+            {"type": "list_type", "loc": ("body", "sampling_params", "list[dict[str,any]]"),
+             "msg": "Input should be a valid list", "input": sp},
+            {"type": "dict_type", "loc": ("body", "sampling_params", "dict[str,any]"),
+             "msg": "Input should be a valid dictionary", "input": sp}], GENERATE)
+    for key, expected in (("stream", _BOOL), ("return_logprob", _BOOL)):
+        v = body.get(key)
+        if v is not None and not _type_ok(v, expected):
+            raise ContractRefusal(f"invalid type: {_unexpected(v)}, expected {expected}")
+    if isinstance(sp, dict):
+        _contract_sampling(sp)
+    return body
+
+# ------------------------------------------------------------------------------------------------ the routes' glue
+
+
+async def read_body(request: Any, endpoint: Endpoint) -> Any:
+    """A route's body as SGLang reads it: the OpenAI routes' media-type check, then `parse_body`."""
+    ctype = request.headers.get("content-type")
+    if endpoint is not GENERATE:
+        check_media_type(ctype)
+    body = parse_body(await request.body(), ctype, endpoint)
+    return chat_body_object(body) if endpoint is CHAT else body
+
+
+def generate_stream_refusal(message: str, status: int = 400) -> Any:
+    """A streamed /generate refused by the tokenizer manager: 200, one SSE error event, then [DONE]
+    (http_server.generate_request's stream_results)."""
+    from fastapi.responses import StreamingResponse
+    event = {"error": {"message": message, "type": "invalid_request_error", "code": status, "retryable": False}}
+
+    async def events() -> Any:
+        yield f"data: {json.dumps(event, ensure_ascii=False)}\n\n"
+        yield "data: [DONE]\n\n"
+    return StreamingResponse(events(), media_type="text/event-stream")
