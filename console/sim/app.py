@@ -16,8 +16,8 @@ from .completions import fan_out
 from .outputs import plan_chat, plan_plain
 from .metrics import HttpMetricsMiddleware
 from .requests import RequestError
-from .validate import (CHAT, COMPLETIONS, GENERATE, ContractRefusal, Endpoint, WireRefusal, check_completion,
-                       check_generate_body, generate_stream_refusal, read_body)
+from .validate import (CHAT, COMPLETIONS, GENERATE, ContractRefusal, Endpoint, SchedulerAbort, WireRefusal,
+                       chat_stream_abort, check_completion, check_generate_body, generate_stream_refusal, read_body)
 from .responses import _error
 from .runtime import RequestHandle, TraceRecord
 from .wire import VERSION
@@ -126,6 +126,7 @@ def create_app(server: SimServer) -> FastAPI:
 
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request) -> Response:
+        body: Any = None
         try:
             body = await _json_body(request, CHAT)
             req = server.chat_request(body)
@@ -135,6 +136,9 @@ def create_app(server: SimServer) -> FastAPI:
                 raise RequestError("n must be a positive integer")
         except WireRefusal as e:
             return e.response()
+        except SchedulerAbort as e:
+            return chat_stream_abort(str(e)) if isinstance(body, dict) and body.get("stream") is True \
+                else _error(str(e))
         except (RequestError, ValueError) as e:
             return _error(str(e), err_type=getattr(e, "err_type", "BadRequestError"))
         if server.faults.http500 and (failed := server.http500("/v1/chat/completions")) is not None:

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from .requests import RequestError
+from .validate import input_length_refusal
 from .wire import VERSION
 
 
@@ -146,7 +147,6 @@ class IntrospectionRoutes:
                 f"{self.context_len} tokens. You requested a total of {max_new + prompt_tokens} tokens: "
                 f"{prompt_tokens} tokens from the input messages and {max_new} tokens for the completion. Please "
                 "reduce the number of tokens in the input messages or the completion to fit within the limit.")
-        if prompt_tokens > self.max_req_input_len:
-            raise RequestError(f"The input ({prompt_tokens} tokens) is longer than the KV cache capacity allows "
-                               f"(max_req_input_len={self.max_req_input_len} tokens).")
+        if prompt_tokens >= self.max_req_input_len:  # the scheduler's validate_input_length (validate.py)
+            raise input_length_refusal(prompt_tokens, self.max_req_input_len)
         return self.context_len - prompt_tokens if max_new is None else max_new

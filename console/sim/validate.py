@@ -585,6 +585,16 @@ def lora_refusal(model: str, served: str) -> str | None:
     return (f"LoRA adapter '{adapter}' was requested, but LoRA is not enabled. Please launch the server with "
             "--enable-lora flag and preload adapters using --lora-paths or /load_lora_adapter endpoint.")
 
+class SchedulerAbort(RequestError):
+    """A request the tokenizer manager admitted and the scheduler aborts at once (its input does not fit the KV
+    pool: `validate_input_length`): the same 400 when not streamed; a streamed chat gets a 200 whose one SSE event
+    is the error (`chat_stream_abort`)."""
+
+
+def input_length_refusal(prompt_tokens: int, max_req_input_len: int) -> SchedulerAbort:
+    return SchedulerAbort(f"Input length ({prompt_tokens} tokens) exceeds the maximum allowed length "
+                          f"({max_req_input_len} tokens). Use a shorter input or enable --allow-auto-truncate.")
+
 # ------------------------------------------------------------------------------------------------ layer 4: sampling
 
 MAX_STOP_COUNT = 32
@@ -788,6 +798,21 @@ def generate_stream_refusal(message: str, status: int = 400) -> Any:
     (http_server.generate_request's stream_results)."""
     from fastapi.responses import StreamingResponse
     event = {"error": {"message": message, "type": "invalid_request_error", "code": status, "retryable": False}}
+
+    async def events() -> Any:
+        yield f"data: {json.dumps(event, ensure_ascii=False)}\n\n"
+        yield "data: [DONE]\n\n"
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+def chat_stream_abort(message: str, status: int = 400) -> Any:
+    """A streamed chat the scheduler aborted: 200, one SSE event with the ErrorResponse (type "BAD_REQUEST", the
+    status's name, as serving_chat's stream generator writes it), then [DONE]."""
+    from http import HTTPStatus
+
+    from fastapi.responses import StreamingResponse
+    event = {"error": {"object": "error", "message": message, "type": HTTPStatus(status).name, "param": None,
+                       "code": status}}
 
     async def events() -> Any:
         yield f"data: {json.dumps(event, ensure_ascii=False)}\n\n"

@@ -107,6 +107,10 @@ VALIDATION_PROBES = [
     Probe("err_generate_too_long_stream", "POST", GEN, {"text": TOO_LONG, "stream": True,
                                                         "sampling_params": {"max_new_tokens": 3}},
           stream=True, message=True, abstract=NUMBERS),
+    # under the real server's 8,192-token context but over both servers' KV bound (max_req_input_len 8,186 with
+    # --max-total-tokens 8192): the scheduler's refusal
+    Probe("err_generate_over_kv_pool", "POST", GEN, {"text": "hello " * 8188, "sampling_params": {
+        "max_new_tokens": 1}}, message=True, abstract=NUMBERS),
     Probe("err_generate_no_input", "POST", GEN, {"sampling_params": {"max_new_tokens": 3}}, message=True),
     Probe("err_generate_max_new_tokens_negative", "POST", GEN, _gen(max_new_tokens=-1), message=True),
     Probe("err_generate_max_new_tokens_string", "POST", GEN, _gen(max_new_tokens="abc"), message=True),

@@ -307,6 +307,18 @@ async def test_a_refused_generate_stream_is_one_sse_error_event_then_done():
         "message": "top_p must be in (0, 1], got 0.", "type": "invalid_request_error", "code": 400,
         "retryable": False}}
 
+async def test_a_streamed_chat_the_scheduler_aborts_is_one_sse_error_event_then_done():
+    """SGLang's answer to a streamed chat whose input does not fit the KV pool (validate_input_length)."""
+    e = v.input_length_refusal(8191, 8186)
+    assert isinstance(e, RequestError) and str(e) == (
+        "Input length (8191 tokens) exceeds the maximum allowed length (8186 tokens). Use a shorter input or "
+        "enable --allow-auto-truncate.")
+    resp = v.chat_stream_abort(str(e))
+    chunks = [c async for c in resp.body_iterator]
+    assert resp.status_code == 200 and chunks[-1] == "data: [DONE]\n\n"
+    assert json.loads(chunks[0][len("data: "):]) == {"error": {
+        "object": "error", "message": str(e), "type": "BAD_REQUEST", "param": None, "code": 400}}
+
 # ------------------------------------------------------------------------------------------------ token counts
 
 
