@@ -211,3 +211,14 @@ def test_strip_chart_switches_to_a_log_axis_for_values_far_apart_and_says_so():
     xs = [p.a["cx"] for p in far.prims if p.kind == "circle"]
     assert xs == sorted(xs) and xs[1] - xs[0] < (xs[2] - xs[1]) / 10  # log: 100→110 is a short step
     assert xs[1] - xs[0] > 5  # … but still visible, not squashed onto one pixel as on a linear axis
+
+
+def test_a_missing_chromium_fails_the_browser_lane_with_the_install_line(monkeypatch):
+    """The browser tests never skip: without chromium their fixture raises, naming the apt-get line."""
+    import shutil as sh
+
+    from tests.browser import cdp
+    monkeypatch.delenv("SC_CHROMIUM", raising=False)
+    monkeypatch.setattr(sh, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match="apt-get install -y --no-install-recommends chromium"):
+        cdp.chromium_binary()
