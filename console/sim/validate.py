@@ -149,6 +149,13 @@ def _orjson_error(raw: bytes, e: json.JSONDecodeError) -> tuple[str, int]:
     if msg == "Expecting ':' delimiter":
         return "unexpected character, expected ':' after key", pos
     if msg == "Expecting value":
+        before = doc[:pos].rstrip(" \t\r\n")
+        if before.endswith(",") and rest[:1] == "]":
+            return "trailing comma is not allowed", len(before) - 1
+        if rest[:1] == "-" and not rest[1:2].isdigit():
+            return "no digit after sign", pos + 1
+        if rest[:1] == ".":
+            return "no digit after sign", pos
         for lit in ("true", "false", "null"):
             if rest[:1] == lit[0]:
                 return ("unexpected end of data", n) if lit.startswith(rest) else \
@@ -161,8 +168,37 @@ def _orjson_error(raw: bytes, e: json.JSONDecodeError) -> tuple[str, int]:
     if msg.startswith("Invalid control character"):
         return "unexpected control character in string", pos
     if msg == "Expecting ',' delimiter":
-        return "unexpected character, expected ',' or closing bracket", pos
+        if doc[pos:pos + 1] == "." and doc[pos - 1:pos].isdigit():
+            return "no digit after decimal point", pos + 1
+        return f"unexpected character, expected ',' or '{_closer(doc, pos)}'", pos
     return msg, pos
+
+
+def _closer(doc: str, pos: int) -> str:
+    """The bracket that closes the innermost container open at `pos` (strings skipped)."""
+    stack: list[str] = []
+    in_str = esc = False
+    for ch in doc[:pos]:
+        if in_str:
+            esc, in_str = (False, True) if esc else (ch == "\\", ch != '"')
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            stack.append("]" if ch == "[" else "}")
+        elif ch in "]}" and stack:
+            stack.pop()
+    return stack[-1] if stack else "}"
+
+
+def _finite(text: str) -> float:
+    x = float(text)
+    if math.isinf(x):
+        raise _Infinite(text)
+    return x
+
+
+class _Infinite(ValueError):
+    pass
 
 
 def _reject_constant(name: str) -> Any:
@@ -193,9 +229,12 @@ def parse_body(raw: bytes, content_type: str | None, endpoint: Endpoint) -> Any:
     except UnicodeDecodeError:
         raise refuse("str is not valid UTF-8: surrogates not allowed", 0) from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
     except json.JSONDecodeError as e:
         raise refuse(*_orjson_error(raw, e)) from None
+    except _Infinite as e:  # 1e999: orjson refuses what overflows a double
+        m = re.search(r"(?<![\w.])" + re.escape(str(e)), text)
+        raise refuse("number is infinity when parsed as double", m.start() if m else 0) from None
     except ValueError:  # NaN / Infinity: orjson has no such literals
         m = re.search(r"(?<![\w\"])(-?Infinity|NaN)(?![\w\"])", text)
         raise refuse("unexpected character, expected a JSON value", m.start() if m else 0) from None

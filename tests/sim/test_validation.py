@@ -241,6 +241,20 @@ def test_json_media_types_with_parameters_pass():
     (b'{"a":"\\x"}', "invalid escaped sequence in string", 6),
     (b'{"a":"\x01"}', "unexpected control character in string", 6),
     (b"nul", "unexpected end of data", 3),
+    (b'{"a":1 "b":2}', "unexpected character, expected ',' or '}'", 7),
+    (b"[1 2]", "unexpected character, expected ',' or ']'", 3),
+    (b'{"a":[1 2]}', "unexpected character, expected ',' or ']'", 8),
+    (b'{"a":"]" 2}', "unexpected character, expected ',' or '}'", 9),
+    (b'{"a":1,', "unexpected end of data", 7),
+    (b"[1,]", "trailing comma is not allowed", 2),
+    (b'{"a":"\xff"}', "str is not valid UTF-8: surrogates not allowed", 0),
+    (b'{"a":-}', "no digit after sign", 6),
+    (b'{"a":1.}', "no digit after decimal point", 7),
+    (b'{"a":.5}', "no digit after sign", 5),
+    (b"\n\n{", "unexpected end of data", 3),
+    (b'{"a":1e999}', "number is infinity when parsed as double", 5),
+    (b"123abc", "unexpected content after document", 3),
+    (b'{"a":1}}', "unexpected content after document", 7),
 ])
 def test_malformed_json_is_fastapis_json_invalid_with_orjsons_text(raw, error, pos):
     e = refusal(v.parse_body, raw, "application/json", v.CHAT)
