@@ -222,3 +222,14 @@ def test_a_missing_chromium_fails_the_browser_lane_with_the_install_line(monkeyp
     monkeypatch.setattr(sh, "which", lambda name: None)
     with pytest.raises(RuntimeError, match="apt-get install -y --no-install-recommends chromium"):
         cdp.chromium_binary()
+
+
+def test_a_cells_errors_are_on_its_page(sess):
+    from console.core.measure.records import RequestRecord
+    from console.core.sessions.store import CellWriter
+    CellWriter(sess["math"]).append(RequestRecord(request_id="math-99#99", prompt_id="math-99", max_tokens=256,
+                                                  temperature=0.6, error="HTTP 503: engine overloaded"))
+    text = H.to_html(H.cell_page(sess["math"]))
+    r = cell_report(sess["math"])
+    assert r["n_errors"] == 1 and f"{r['n']} / {r['n_ok']} / {r['n_included']} / 1" in text
+    assert "<td>error</td><td>HTTP 503: engine overloaded</td>" in text

@@ -385,6 +385,7 @@ def _cell_detail(r: dict[str, Any]) -> str:
         ("$/M output tokens", _n(r["usd_per_m_tokens"], ".2f")),
         ("excluded (flags)", ", ".join(r["excluded"]) or "none"),
     ]
+    rows += [("error", e) for e in r["errors"]]  # the first five, as the markdown report lists them
     return _table(["figure", "value"], rows, "kv")
 
 
