@@ -726,6 +726,8 @@ def check_completion(body: Any, *, served_model: str) -> CompletionRequest:
     p = req.prompt
     if not p or (isinstance(p, list) and all(not x for x in p)):
         raise RequestError("Prompt cannot be empty")
+    if req.n == 0:
+        raise RequestError("range() arg 3 must not be zero", err_type="BadRequest")
     if (msg := lora_refusal(req.model, served_model)) is not None:
         raise RequestError(msg)
     verify_sampling({"temperature": req.temperature, "max_new_tokens": req.max_tokens,

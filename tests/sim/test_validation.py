@@ -283,6 +283,23 @@ def test_model_names_with_a_colon_request_a_lora_adapter():
     assert v.lora_refusal("weird:name", "weird:name") is None  # the exact served name, colons and all
     assert chat_error({"messages": HI, "model": "a:b"}) == text.format("b")
 
+# ------------------------------------------------------------------------------------------------ completions
+
+
+def test_completions_rules():
+    def err(body) -> RequestError:
+        with pytest.raises(RequestError) as e:
+            v.check_completion(body, served_model=SERVED)
+        return e.value
+    assert str(err({"prompt": ""})) == str(err({"prompt": ["", ""]})) == "Prompt cannot be empty"
+    assert str(err({"prompt": "hi", "top_p": 0})) == "top_p must be in (0, 1], got 0.0."
+    assert (str(e := err({"prompt": "hi", "n": 0})), e.err_type) == ("range() arg 3 must not be zero", "BadRequest")
+    m = refusal(v.check_completion, {"prompt": "hi", "max_tokens": 0}, served_model=SERVED).body["message"]
+    err_text = ("{'type': 'value_error', 'loc': ('body', 'max_tokens'), 'msg': 'Value error, max_tokens must be "
+                "positive', 'input': 0, 'ctx': {'error': ValueError('max_tokens must be positive')}}")
+    assert m == fastapi_text(err_text, "line 1860, in openai_v1_completions\n    POST /v1/completions")
+    v.check_completion({"prompt": [[1, 2, 3]], "max_tokens": 2}, served_model=SERVED)
+
 # ------------------------------------------------------------------------------------------------ /generate
 
 
