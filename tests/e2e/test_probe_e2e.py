@@ -42,10 +42,11 @@ def test_probe_recovers_the_twins_verify_cost_and_the_forecast_uses_it(tmp_path)
     text = (REPO / "profiles" / "k26-eagle3-d6.toml").read_text()
     prof.write_text(text.replace("enable_metrics = true", 'enable_metrics = true\nextra_args = ["--attention-backend", '
                                                           '"triton"]'))
-    # one launch draw for every leg (--sim-launch-seed): the test checks the method; launch-to-launch variation is
-    # a property of the node that the probe's CI does not cover (docs/measurement.md#the-verify-tax-probe)
+    # one launch draw for every leg (--sim-launch-seed): the test checks the method; launch-to-launch variation is a
+    # property of the node (the fit estimates it from the legs' scatter; tests/bench/test_probe_variation.py shows
+    # its effect). Time scale 10, not more: the client's wall-clock jitter on a loaded machine is multiplied by it
     cmd = [sys.executable, "-m", "console.cli", "probe", "verify-tax", "--profile", str(prof), "--sim",
-           "--sim-time-scale", "20", "--sim-arg=--sim-launch-seed=11", "--n", "6", "--max-tokens", "512", "--json",
+           "--sim-time-scale", "10", "--sim-arg=--sim-launch-seed=11", "--n", "6", "--max-tokens", "512", "--json",
            "--sessions", str(tmp_path / "s")]
     p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=240)
     assert p.returncode == 0, p.stderr[-3000:]
@@ -64,6 +65,7 @@ def test_probe_recovers_the_twins_verify_cost_and_the_forecast_uses_it(tmp_path)
     si = doc["node"]
     fit = doc["fit"]
     v, c = fit["verify"], fit["chain"]
+    assert v is not None and c is not None and fit["draft_pass_ms"] is not None, doc["why"]
     factor = _factor(doc)
     print(f"\nprobe on the twin: verify {v['slope_ms']:.3f} ms/token, 95% CI [{v['ci_ms'][0]:.3f}, "
           f"{v['ci_ms'][1]:.3f}] vs configured {v_true * factor:.3f}; one more depth {c['slope_ms']:.3f} ms "

@@ -150,3 +150,26 @@ def test_session_probe_matches_model_family_draft_and_kv_and_only_complete_probe
     for other in ({"kv_dtype": "fp8_e4m3"}, {"family": "dflash"}, {"draft_model": "e"}):
         (pd / "probe.json").write_text(json.dumps(dict(doc, arm=dict(arm, **other))))
         assert session_probe(cell) is None, other
+
+
+def test_between_leg_scatter_is_estimated_and_widens_the_ci():
+    """Each leg is its own launch: a per-leg offset the requests cannot see. With three or more legs the fit
+    estimates it from the scatter about the line and widens the slope's CI, so the CI still covers the slope."""
+    rng = np.random.default_rng(11)
+    covered_raw = covered = 0
+    for trial in range(20):
+        legs = [(w, list(7.4 + 0.26 * w + rng.normal(0, 0.12) + rng.normal(0, 0.05, 8))) for w in (3, 5, 7, 9, 11)]
+        fit, _ = probe_fit(legs, seed=trial, n_boot=300)
+        assert fit is not None and fit.verify is not None and fit.verify.launch_sd_ms is not None
+        lo, hi = fit.verify.ci_ms
+        covered += lo <= 0.26 <= hi
+        # the requests-only CI, as if there were no between-leg scatter
+        v = fit.verify
+        raw, _ = probe_fit([(w, list(np.array(xs) - (m - (v.intercept_ms + v.slope_ms * w))))
+                            for (w, xs), m in zip(legs, v.medians_ms)], seed=trial, n_boot=300)
+        assert raw is not None and raw.verify is not None
+        covered_raw += raw.verify.ci_ms[0] <= 0.26 <= raw.verify.ci_ms[1]
+        assert hi - lo >= raw.verify.ci_ms[1] - raw.verify.ci_ms[0] - 1e-9
+    assert covered >= 16 and covered > covered_raw
+    print(f"\nper-leg scatter 0.12 ms: the CI covered the slope in {covered}/20 trials "
+          f"(requests only: {covered_raw}/20)")

@@ -97,6 +97,10 @@ class SlopeFit:
     widths: tuple[int, ...]
     medians_ms: tuple[float, ...]
     n: tuple[int, ...]
+    launch_sd_ms: float | None = None
+    """With three or more legs: the scatter of the legs' medians about the line beyond what their requests explain
+    (each leg is its own launch: an estimate of launch-to-launch variation, n − 2 degrees of freedom). Its effect
+    on the slope is in `ci_ms`; None with two legs, where nothing can estimate it."""
 
 
 @dataclass(frozen=True)
@@ -139,7 +143,7 @@ class ProbeFit:
                 return None
             return SlopeFit(float(x["slope_ms"]), tuple(x["ci_ms"]), float(x["intercept_ms"]),  # type: ignore[arg-type]
                             tuple(int(w) for w in x["widths"]), tuple(float(m) for m in x["medians_ms"]),
-                            tuple(int(n) for n in x["n"]))
+                            tuple(int(n) for n in x["n"]), x.get("launch_sd_ms"))
         v, c = sf(d.get("verify")), sf(d.get("chain"))
         if v is None and c is None:
             raise ValueError("a probe fit with neither verify nor chain legs")
@@ -147,13 +151,16 @@ class ProbeFit:
         return cls(v, c, d.get("draft_pass_ms"), tuple(dp_ci) if dp_ci else None)  # type: ignore[arg-type]
 
 
-def _boot_slopes(pts: Sequence[tuple[int, np.ndarray]], rng: np.random.Generator, n_boot: int) -> np.ndarray:
+def _boot_slopes(pts: Sequence[tuple[int, np.ndarray]], rng: np.random.Generator, n_boot: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap slopes (resampling each leg's requests) and the legs' bootstrap medians (n_boot × legs)."""
     x = np.array([w for w, _ in pts], dtype=float)
     out = np.empty(n_boot)
+    meds = np.empty((n_boot, len(pts)))
     for b in range(n_boot):
-        yb = np.array([float(np.median(rng.choice(xs, size=xs.size, replace=True))) for _, xs in pts])
-        out[b] = np.polyfit(x, yb, 1)[0]
-    return out
+        meds[b] = [float(np.median(rng.choice(xs, size=xs.size, replace=True))) for _, xs in pts]
+        out[b] = np.polyfit(x, meds[b], 1)[0]
+    return out, meds
 
 
 def _slope_fit(cells: Sequence[tuple[int, Sequence[float]]], what: str) -> tuple[SlopeFit | None, list, str]:
@@ -169,13 +176,22 @@ def _slope_fit(cells: Sequence[tuple[int, Sequence[float]]], what: str) -> tuple
                     tuple(int(xs.size) for _, xs in pts)), pts, ""
 
 
-def _resolved(cells: Sequence[tuple[int, Sequence[float]]], what: str, rng: np.random.Generator, n_boot: int
-              ) -> tuple[SlopeFit | None, np.ndarray | None, str]:
+def _resolved(cells: Sequence[tuple[int, Sequence[float]]], what: str, rng: np.random.Generator, n_boot: int,
+              launch_sd: float | None = None) -> tuple[SlopeFit | None, np.ndarray | None, str]:
+    """`launch_sd`: the between-leg scatter estimated elsewhere (the verify legs, same node), used when this group
+    has too few legs to estimate its own."""
     f, pts, why = _slope_fit(cells, what)
     if f is None:
         return None, None, why
-    boots = _boot_slopes(pts, rng, n_boot)
-    f = replace(f, ci_ms=tuple(float(q) for q in np.percentile(boots, [2.5, 97.5])))  # type: ignore[arg-type]
+    boots, meds = _boot_slopes(pts, rng, n_boot)
+    x = np.array([w for w, _ in pts], dtype=float)
+    if len(pts) >= 3:  # between-leg scatter beyond the requests' own: launch-to-launch variation, into the CI
+        resid = np.array(f.medians_ms) - (f.intercept_ms + f.slope_ms * x)
+        launch_sd = max(0.0, float(np.sum(resid ** 2)) / (len(pts) - 2) - float(np.mean(np.var(meds, axis=0)))) ** 0.5
+    if launch_sd:
+        boots = boots + rng.normal(0.0, launch_sd / float(np.sum((x - x.mean()) ** 2)) ** 0.5, boots.size)
+    f = replace(f, ci_ms=tuple(float(q) for q in np.percentile(boots, [2.5, 97.5])),  # type: ignore[arg-type]
+                launch_sd_ms=launch_sd)
     if f.slope_ms <= 0:
         return None, None, f"{what}: slope {f.slope_ms:+.3f} ms/token is not physical (a verified token cannot save time)"
     if f.ci_ms[0] <= 0:
@@ -192,7 +208,8 @@ def probe_fit(verify_cells: Sequence[tuple[int, Sequence[float]]],
     95% CI above 0). The draft pass (chain − verify) takes its CI from the same bootstrap draws."""
     rng = np.random.default_rng(seed)
     v, vb, vwhy = _resolved(verify_cells, "verify legs", rng, n_boot) if verify_cells else (None, None, "")
-    c, cb, cwhy = _resolved(chain_cells, "chain legs", rng, n_boot) if chain_cells else (None, None, "")
+    c, cb, cwhy = _resolved(chain_cells, "chain legs", rng, n_boot, v.launch_sd_ms if v is not None else None) \
+        if chain_cells else (None, None, "")
     why = "; ".join(w for w in (vwhy, cwhy) if w)
     if v is None and c is None:
         return None, why or "no legs"
