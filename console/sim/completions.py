@@ -131,11 +131,10 @@ class CompletionShaping:
                 if i not in started:
                     started.add(i)
                     delta = self._echo(body, i, n_per) + delta
-                vis = min(n, req.visible_tokens)
                 lp = None
-                if isinstance(top, int) and not isinstance(top, bool) and vis > sent_vis[i]:
-                    lp = completion_logprobs(req, seed, sent_vis[i], vis, top)
-                sent_vis[i] = max(sent_vis[i], vis)
+                if isinstance(top, int) and not isinstance(top, bool) and n > sent_vis[i]:
+                    lp = completion_logprobs(req, seed, sent_vis[i], n, top)
+                sent_vis[i] = max(sent_vis[i], n)
                 reason, matched = wire.chat_finish(req) if out.finished else (None, None)
                 u = wire.usage(req.prompt_tokens, n, req.cached_tokens if cache_report else None) \
                     if continuous else None
@@ -174,7 +173,7 @@ class CompletionShaping:
         for i, req in enumerate(reqs):
             reason, matched = wire.chat_finish(req)
             choices.append({"index": i, "text": self._echo(body, i, n_per) + req.text(),
-                            "logprobs": completion_logprobs(req, seed, 0, req.visible_tokens, top)
+                            "logprobs": completion_logprobs(req, seed, 0, req.n_out, top)
                             if isinstance(top, int) and not isinstance(top, bool) else None,
                             "finish_reason": reason, "matched_stop": matched})
         wv = self.cfg.args.get("weight_version", "default")  # type: ignore[attr-defined]

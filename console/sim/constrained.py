@@ -86,6 +86,18 @@ def _category(cat: Any) -> str:
     return _LOWER
 
 
+def _digit_class(parsed: Any) -> bool:
+    """A repeat body that is one digit (\\d, [0-9], [\\d])."""
+    items = list(parsed)
+    if len(items) != 1:
+        return False
+    op, av = items[0]
+    if op is _sre_c.IN:
+        chars = _class_chars(av)
+        return bool(chars) and set(chars) <= set("0123456789")
+    return op is _sre_c.CATEGORY and "DIGIT" in str(av) and "NOT" not in str(av)
+
+
 def _emit(parsed: Any, rng: random.Random) -> str:
     out: list[str] = []
     for op, av in parsed:
@@ -107,8 +119,13 @@ def _emit(parsed: Any, rng: random.Random) -> str:
         elif op in (_sre_c.MAX_REPEAT, _sre_c.MIN_REPEAT, getattr(_sre_c, "POSSESSIVE_REPEAT", None)):
             lo, hi, sub = av
             top = lo + _OPEN_REPEAT if hi is _sre_c.MAXREPEAT or hi > lo + _OPEN_REPEAT else hi
-            for _ in range(rng.randint(lo, max(lo, top))):
-                out.append(_emit(sub, rng))
+            count = rng.randint(lo, max(lo, top))
+            digits = _digit_class(sub)
+            for k in range(count):
+                piece = _emit(sub, rng)
+                if digits and k == 0 and count > 1 and piece == "0":  # a number, as a model writes it: no leading 0
+                    piece = rng.choice("123456789")
+                out.append(piece)
         elif op is _sre_c.AT:
             continue
         elif op is _sre_c.CATEGORY:

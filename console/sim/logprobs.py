@@ -61,17 +61,23 @@ def token_distribution(key: str, pos: int, piece: str, greedy: bool, top_n: int)
     return chosen, top
 
 
+#: the text of the end-of-sequence token in logprobs (Kimi-K2's chat end, as SmolLM2's: `<|im_end|>`)
+EOS_TEXT = "<|im_end|>"
+
+
 def _tokens(req: SimRequest, start: int, end: int) -> list[tuple[int, str]]:
-    """(position, text piece) of the visible output tokens in [start, end)."""
-    end = min(end, req.visible_tokens)
+    """(position, text) of the completion tokens in [start, end): EOS included, under its special-token text (SGLang
+    returns a logprob for every output token, the stop token too)."""
+    end = min(end, req.n_out)
     if req.words is None or end <= start:
         return []
-    req.words.ensure(end)
-    return [(i, req.words.pieces[i]) for i in range(start, end)]
+    vis = req.visible_tokens
+    req.words.ensure(min(end, vis))
+    return [(i, req.words.pieces[i] if i < vis else EOS_TEXT) for i in range(start, end)]
 
 
 def chat_logprobs(req: SimRequest, sim_seed: int, start: int, end: int, top_n: int) -> dict[str, Any]:
-    """ChoiceLogprobs of tokens [start, end)."""
+    """ChoiceLogprobs of completion tokens [start, end)."""
     key, greedy = _seed_key(req, sim_seed), req.temperature == 0
     content = []
     for pos, piece in _tokens(req, start, end):
@@ -83,7 +89,7 @@ def chat_logprobs(req: SimRequest, sim_seed: int, start: int, end: int, top_n: i
 
 
 def completion_logprobs(req: SimRequest, sim_seed: int, start: int, end: int, top_n: int) -> dict[str, Any]:
-    """LogProbs (the legacy completions object) of tokens [start, end)."""
+    """LogProbs (the legacy completions object) of completion tokens [start, end)."""
     key, greedy = _seed_key(req, sim_seed), req.temperature == 0
     out: dict[str, Any] = {"text_offset": [], "token_logprobs": [], "tokens": [], "top_logprobs": []}
     for pos, piece in _tokens(req, start, end):

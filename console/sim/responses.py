@@ -158,11 +158,10 @@ class ResponseShaping(CompletionShaping):
                 text = req.text(n)
                 delta = text[sent_chars[i]:]
                 sent_chars[i] = len(text)
-                vis = min(n, req.visible_tokens)
                 lp = None
-                if plan.logprobs and vis > sent_vis[i]:
-                    lp = chat_logprobs(req, seed, sent_vis[i], vis, plan.top_logprobs)
-                sent_vis[i] = max(sent_vis[i], vis)
+                if plan.logprobs and n > sent_vis[i]:  # this step's tokens (a dropped step's go with it, as real)
+                    lp = chat_logprobs(req, seed, sent_vis[i], n, plan.top_logprobs)
+                sent_vis[i] = max(sent_vis[i], n)
                 if parsers is None:
                     if delta:
                         rec.chunk(n - sent_tokens[i])
@@ -241,7 +240,7 @@ class ResponseShaping(CompletionShaping):
             if calls:
                 message["tool_calls"] = calls
             choices.append({"index": i, "message": message,
-                            "logprobs": chat_logprobs(req, self.cfg.sim.seed, 0, req.visible_tokens,
+                            "logprobs": chat_logprobs(req, self.cfg.sim.seed, 0, req.n_out,
                                                       plan.top_logprobs) if plan.logprobs else None,
                             "finish_reason": reason, "matched_stop": matched})
         first = reqs[0]

@@ -214,3 +214,22 @@ def test_non_streaming_request_aborted_when_the_client_leaves(twin, path, body):
     assert _running(twin) == 0
     r = httpx.post(twin.url + "/flush_cache", timeout=10)
     assert r.status_code == 200, r.text
+
+
+def test_regex_json_like_sglangs_own_test(twin):
+    # test/srt/openai_server/basic/test_openai_server.py::test_regex: the answer must parse as JSON
+    regex = r"""\{\n   "name": "[\w]+",\n   "population": [\d]+\n\}"""
+    for i in range(6):
+        b = post(twin, {"max_tokens": 128, "regex": regex, "temperature": 0,
+                        "messages": [{"role": "user", "content": f"Introduce the capital of France ({i})."}]}).json()
+        v = json.loads(b["choices"][0]["message"]["content"])
+        assert isinstance(v["name"], str) and isinstance(v["population"], int)
+
+
+def test_chat_logprobs_include_the_stop_token(twin):
+    b = post(twin, {"max_tokens": 4000, "logprobs": True, "temperature": 0}).json()
+    c = b["choices"][0]
+    assert c["finish_reason"] == "stop"
+    toks = [t["token"] for t in c["logprobs"]["content"]]
+    assert toks[-1] == "<|im_end|>" and len(toks) == b["usage"]["completion_tokens"]
+    assert "".join(toks[:-1]) == c["message"]["content"]

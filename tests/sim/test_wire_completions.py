@@ -165,3 +165,19 @@ def test_openai_sdk_completions(twin):
     chunks = list(stream)
     assert {c.choices[0].index for c in chunks if c.choices} == {0, 1, 2, 3}
     assert chunks[-1].usage.completion_tokens == 12
+
+
+def test_logprobs_cover_every_output_token_eos_included(twin):
+    b = post(twin, {"prompt": "The capital of France is", "max_tokens": 4000, "logprobs": 1, "temperature": 0}).json()
+    c = b["choices"][0]
+    assert c["finish_reason"] == "stop" and isinstance(c["matched_stop"], int)
+    lp = c["logprobs"]
+    assert len(lp["tokens"]) == b["usage"]["completion_tokens"] and lp["tokens"][-1] == "<|im_end|>"
+    assert "".join(lp["tokens"][:-1]) == c["text"]
+    # streamed: every chunk carries its tokens' logprobs, the EOS-only last one too (SGLang's own server test
+    # asserts logprobs on every chunk)
+    r = post(twin, {"prompt": "The capital of France is", "max_tokens": 4000, "logprobs": 1, "temperature": 0,
+                    "stream": True})
+    chunks = sse_json(r.text)
+    assert all(ch["choices"][0]["logprobs"]["tokens"] for ch in chunks)
+    assert [t for ch in chunks for t in ch["choices"][0]["logprobs"]["tokens"]] == lp["tokens"]
