@@ -163,7 +163,7 @@ def _server_compact(state: RuntimeState) -> RenderableType:
     parts: list[RenderableType] = [badge_text(state, compact=True)]
     if s is not None:
         parts.append(Text(s.arm.compact(), no_wrap=True, overflow="ellipsis"))
-        active = adaptive_line(state, width=6, compact=True)
+        active = adaptive_line(state, width=4, compact=True)
         if active is not None:  # in place of the arm's tail (the status line names the launch depth)
             fam = FAMILY_NAMES.get(s.arm.family, s.arm.family)
             parts[-1] = Text(f"{fam} adaptive steps ", no_wrap=True, overflow="ellipsis") + active

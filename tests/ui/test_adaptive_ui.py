@@ -8,6 +8,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from console.core.launch.profile import resolve_profile
 from console.core.run.runtime import Runtime
 from console.ui.app import make_app
@@ -49,3 +51,32 @@ async def test_adaptive_steps_appear_live_change_and_the_cell_records_them(tmp_p
             assert len(g["per_position_acceptance"]) == int(s) and g["tau"] <= 1 + int(s)
         await pilot.press("q")
         await wait_until(pilot, lambda: not app.is_running, 30, "the console stopped its twin and exited")
+
+
+def _adaptive_fake():
+    """The fake dashboard with its server adapting: the launch at 6 steps, then /metrics readings 6 → 7 → 5, and the
+    last cell's step distribution (what a real adaptive cell writes to adaptive.json)."""
+    from dataclasses import replace as dc_replace
+    from console.core.engine.server_info import ServerInfo
+    from console.core.run.state import SpecReading
+    from tests.ui.test_app import app_with_fake
+    app, holder = app_with_fake()
+    orig = app._factory
+
+    def factory(observer):
+        rt = orig(observer)
+        st = rt.state
+        st.server = ServerInfo.parse({**st.server.raw, "speculative_adaptive": True})
+        st.spec_trail = tuple(SpecReading(1000.0 + k, s, s + 1, "/metrics")
+                              for k, s in enumerate([6] * 4 + [7] * 10 + [5] * 6))
+        st.cells_done[-1] = dc_replace(st.cells_done[-1], adaptive={
+            "requests": 6, "requests_by_steps": {"5": 2, "7": 4}, "mixed_requests": 1})
+        return rt
+
+    app._factory = factory
+    return app
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)])
+def test_adaptive_dashboard_snapshot(snap_compare, size):
+    assert snap_compare(_adaptive_fake(), terminal_size=size)
