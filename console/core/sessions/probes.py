@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from console.core.measure.forecast import ProbeFit, VerifyTax
+from console.core.redaction import redact_mapping
 from console.core.sessions.store import read_json, slugify, write_json
 
 PROBE_SCHEMA = 1
@@ -32,7 +33,7 @@ def new_probe_dir(session_dir: Path, kind: str) -> Path:
 
 
 def write_probe(probe_dir: Path, doc: dict[str, Any]) -> None:
-    write_json(Path(probe_dir) / "probe.json", doc)
+    write_json(Path(probe_dir) / "probe.json", redact_mapping(doc))
 
 
 def probe_dirs(session_dir: Path) -> list[Path]:
