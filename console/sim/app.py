@@ -130,7 +130,7 @@ def create_app(server: SimServer) -> FastAPI:
         try:
             body = await _json_body(request, CHAT)
             req = server.chat_request(body)
-            plan, factory, stop_re = plan_chat(body, server.cfg.args, req.domain)
+            plan, factory, stop_re = plan_chat(body, server.cfg.args, req.domain, req.prompt_tokens)
             n = body.get("n") or 1
             if not isinstance(n, int) or isinstance(n, bool) or n < 1:
                 raise RequestError("n must be a positive integer")

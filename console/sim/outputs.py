@@ -16,8 +16,14 @@ from .scripted import ScriptedStream, Segment
 from .toolcalls import (SPECIAL_IDS, THINK_END, history_calls, parsing_active, plan_tool_calls, section_text,
                         thinking_on)
 
-#: reasoning blocks: lognormal token count (median, sigma), clamped
-REASONING_MEDIAN, REASONING_SIGMA, REASONING_MIN, REASONING_MAX = 120, 0.6, 8, 1500
+#: reasoning blocks: log-normal token count whose median grows with the prompt (a one-line question thinks a few
+#: dozen tokens, a 10k-token task ~160), clamped
+REASONING_PER_PROMPT_TOKEN, REASONING_MEDIAN_MIN, REASONING_MEDIAN_MAX = 1.5, 24, 160
+REASONING_SIGMA, REASONING_MIN, REASONING_MAX = 0.45, 8, 1500
+
+
+def reasoning_median(prompt_tokens: int) -> float:
+    return min(REASONING_MEDIAN_MAX, max(REASONING_MEDIAN_MIN, REASONING_PER_PROMPT_TOKEN * prompt_tokens))
 
 
 @dataclass(frozen=True)
@@ -42,7 +48,7 @@ Factory = Callable[[str, Any], Any]
 
 
 def _factory(*, thinking: bool, constraint: tuple[str, Any] | None, body: dict[str, Any] | None, domain: str,
-             tools: bool, history: int) -> Factory | None:
+             tools: bool, history: int, prompt_tokens: int = 0) -> Factory | None:
     if not (thinking or constraint or tools):
         return None
 
@@ -51,8 +57,8 @@ def _factory(*, thinking: bool, constraint: tuple[str, Any] | None, body: dict[s
         segments: list[Segment] = []
         used = reasoning_tokens = 0
         if thinking:
-            n = int(min(REASONING_MAX, max(REASONING_MIN, rng.lognormvariate(math.log(REASONING_MEDIAN),
-                                                                             REASONING_SIGMA))))
+            n = int(min(REASONING_MAX, max(REASONING_MIN, rng.lognormvariate(
+                math.log(reasoning_median(prompt_tokens)), REASONING_SIGMA))))
             free.ensure(n)
             segments.append(Segment(list(free.pieces[:n]), list(free.ids[:n])))
             segments.append(Segment.special(THINK_END, SPECIAL_IDS[THINK_END]))
@@ -72,13 +78,13 @@ def _factory(*, thinking: bool, constraint: tuple[str, Any] | None, body: dict[s
     return build
 
 
-def plan_chat(body: dict[str, Any], args: dict[str, Any], domain: str) -> tuple[OutputPlan, Factory | None,
-                                                                                 tuple[str, ...]]:
+def plan_chat(body: dict[str, Any], args: dict[str, Any], domain: str,
+              prompt_tokens: int = 0) -> tuple[OutputPlan, Factory | None, tuple[str, ...]]:
     """(the plan, the words factory or None, stop_regex patterns) of a chat request; ValueError with SGLang's
     message for a bad constraint."""
     tool_parser, reasoning_parser = args.get("tool_call_parser"), args.get("reasoning_parser")
     tools = parsing_active(tool_parser, body)
-    thinking = bool(reasoning_parser) and thinking_on(body)
+    thinking = bool(reasoning_parser) and thinking_on(body, str(reasoning_parser))
     top = body.get("top_logprobs")
     plan = OutputPlan(thinking=thinking, reasoning=thinking and body.get("separate_reasoning", True) is not False,
                       stream_reasoning=body.get("stream_reasoning", True) is not False, tools=tools,
@@ -86,7 +92,7 @@ def plan_chat(body: dict[str, Any], args: dict[str, Any], domain: str) -> tuple[
                       top_logprobs=int(top) if isinstance(top, int) and not isinstance(top, bool) else 0)
     constraint = constraint_of(body)
     factory = _factory(thinking=thinking, constraint=constraint, body=body, domain=domain,
-                       tools=tools and tool_parser == "kimi_k2", history=plan.history)
+                       tools=tools and tool_parser == "kimi_k2", history=plan.history, prompt_tokens=prompt_tokens)
     return plan, factory, stop_regexes(body.get("stop_regex"))
 
 

@@ -78,12 +78,21 @@ def parsing_active(parser: str | None, body: dict[str, Any]) -> bool:
     return bool(tools_of(body)) and body.get("tool_choice", "auto") != "none"
 
 
-def thinking_on(body: dict[str, Any]) -> bool:
-    """Kimi-K2's reasoning default ("thinking"): on unless chat_template_kwargs says thinking false;
-    reasoning_effort "none" defaults it to false."""
+#: how a reasoning parser's model turns thinking on (reasoning_parser.py `reasoning_default`): a template kwarg
+#: that is on unless false, or "always"; parsers not listed read Kimi's
+THINKING_TOGGLE = {"kimi_k2": "thinking", "kimi": "thinking", "qwen3": "enable_thinking", "glm45": "enable_thinking",
+                   "deepseek-r1": "always", "step3": "always"}
+
+
+def thinking_on(body: dict[str, Any], parser: str = "kimi_k2") -> bool:
+    """Whether the model writes a reasoning block: Kimi-K2's default ("thinking") is on unless
+    chat_template_kwargs says thinking false; reasoning_effort "none" defaults it to false."""
+    mode = THINKING_TOGGLE.get(parser, "thinking")
+    if mode == "always":
+        return True
     ctk = body.get("chat_template_kwargs") if isinstance(body.get("chat_template_kwargs"), dict) else {}
-    if "thinking" in ctk:
-        return ctk["thinking"] is not False
+    if mode in ctk:
+        return ctk[mode] is not False
     return body.get("reasoning_effort") != "none"
 
 

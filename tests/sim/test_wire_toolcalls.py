@@ -202,3 +202,21 @@ def test_openai_sdk_sees_tool_calls_and_reasoning(twin):
             finish = c.finish_reason or finish
     check_arguments("get_weather", args)
     assert finish == "tool_calls"
+
+
+def test_short_question_thinks_briefly_like_sglangs_reasoning_test(twin):
+    # test/srt/openai_server/features/test_reasoning_content.py: "What is 1+3?" with max_tokens 100 gets both a
+    # reasoning_content and a content (the twin's reasoning grows with the prompt: a few dozen tokens here)
+    for i in range(12):
+        b = post(twin, max_tokens=100, messages=[{"role": "user", "content": f"What is {i}+3?"}]).json()
+        m = b["choices"][0]["message"]
+        assert m["reasoning_content"] and m["content"], (i, b["usage"])
+
+
+def test_thinking_toggles_per_reasoning_parser():
+    from console.sim.toolcalls import thinking_on
+    assert thinking_on({}, "kimi_k2") and not thinking_on({"chat_template_kwargs": {"thinking": False}}, "kimi_k2")
+    assert not thinking_on({"chat_template_kwargs": {"enable_thinking": False}}, "qwen3")
+    assert thinking_on({"chat_template_kwargs": {"thinking": False}}, "qwen3")  # not qwen3's switch
+    assert thinking_on({"chat_template_kwargs": {"thinking": False}}, "deepseek-r1")  # R1 always thinks
+    assert not thinking_on({"reasoning_effort": "none"}, "kimi_k2")
