@@ -173,3 +173,34 @@ def test_between_leg_scatter_is_estimated_and_widens_the_ci():
     assert covered >= 16 and covered > covered_raw
     print(f"\nper-leg scatter 0.12 ms: the CI covered the slope in {covered}/20 trials "
           f"(requests only: {covered_raw}/20)")
+
+
+def test_the_forecast_screen_and_cli_table_name_the_probed_source(tmp_path):
+    """A cell of an older console (no `arm` in its manifest, only its speculative record) in a session with a probe:
+    the one forecast (sessions.browse.cell_forecast) takes the probed tax and the forecast screen prints its source."""
+    from console.core.engine.server_info import ServerInfo
+    from console.ui.screens.forecast import forecast_body
+    from tests.ui.fake_runtime import HISTS, _write_cell, row
+    fix = Path(__file__).resolve().parents[1] / "fixtures" / "sglang-0.5.23" / "server_info_eagle3_tp4.json"
+    info = ServerInfo.parse(json.loads(fix.read_text()))
+    cell = _write_cell(info, [row(i, 470.0 + 9 * i, HISTS[i % len(HISTS)]) for i in range(6)])
+    m = json.loads((cell / "manifest.json").read_text())
+    m["server_args"] = {"model_path": info.raw.get("model_path")}
+    (cell / "manifest.json").write_text(json.dumps(m))
+    rng = np.random.default_rng(4)
+    fit, _ = probe_fit([], _synthetic(0.41, (4, 7, 10), 8, 0.05, 6.7, rng), n_boot=200)
+    assert fit is not None
+    pd = cell.parent / "probe-001-verify-tax"
+    pd.mkdir()
+    (pd / "probe.json").write_text(json.dumps({
+        "kind": "verify-tax", "complete": True, "fit": fit.to_json(), "model_path": info.raw.get("model_path"),
+        "arm": {"family": "eagle3", "steps": 6, "topk": 1, "draft_tokens": 7, "kv_dtype": "auto",
+                "draft_model": info.arm.draft_model}, "prompt_set": {"name": "tool"}}))
+    from console.core.sessions.browse import cell_forecast
+    cf = cell_forecast(cell, [5, 6, 7])
+    assert cf.forecast.tax.source == "probed" and cf.forecast.tax.ms == pytest.approx(fit.chain.slope_ms)
+    from rich.console import Console
+    con = Console(width=160, record=True)
+    con.print(forecast_body(cf, 60))
+    text = con.export_text()
+    assert "verify tax 0.4" in text and "probed (probe-001-verify-tax, on tool; this cell is health), 95% CI" in text

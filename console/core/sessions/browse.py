@@ -550,7 +550,10 @@ def cell_forecast(cell_dir: Path, depths: Sequence[int] | None = None, *, verify
         tax = given_tax(verify_tax_ms, tax_source or "given (--verify-tax-ms)")
     else:
         from console.core.sessions.probes import session_probe
-        tax = choose_verify_tax(probed if probed is not None else session_probe(cell_dir), session_tax(cell_dir))
+        if probed is None:
+            m, _ = _read(cell_dir / "manifest.json")
+            probed = session_probe(cell_dir, arm_of(m).to_json())
+        tax = choose_verify_tax(probed, session_tax(cell_dir))
     fc = forecast(r["per_position_acceptance"], depth, r["median_tok_s"], r["tau"],
                   list(depths) if depths else default_depths(fam, depth), tax=tax, cell_dir=str(cell_dir),
                   family=fam)

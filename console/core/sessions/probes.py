@@ -54,13 +54,13 @@ def _arm_key(arm: dict[str, Any] | None, model: str | None) -> tuple:
             a.get("kv_dtype") or "auto")
 
 
-def session_probe(cell_dir: Path) -> VerifyTax | None:
+def session_probe(cell_dir: Path, cell_arm: dict[str, Any] | None = None) -> VerifyTax | None:
     """The probed tax for a cell: the latest complete verify-tax probe in the cell's session on the cell's model,
     drafter family, draft model and KV dtype; None when there is none. The text names the probe and, when the
     cell's prompt set is not the probe's, the context the probe ran at."""
     cell_dir = Path(cell_dir)
     m = _read(cell_dir / "manifest.json") or {}
-    cell_arm = m.get("arm")
+    cell_arm = cell_arm if cell_arm is not None else m.get("arm")  # the caller reads older cells' arm for us
     if not isinstance(cell_arm, dict):
         return None
     model = (m.get("server_args") or {}).get("model_path")
