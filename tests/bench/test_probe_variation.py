@@ -22,9 +22,10 @@ def test_probe_error_and_ci_coverage_across_launch_draws(tmp_path):
     prof.write_text((REPO / "profiles" / "k26-eagle3-d6.toml").read_text().replace(
         "enable_metrics = true", 'enable_metrics = true\nextra_args = ["--attention-backend", "triton"]'))
     rows = []
+    unresolved: list[int] = []
     for run in range(RUNS):
         cmd = [sys.executable, "-m", "console.cli", "probe", "verify-tax", "--profile", str(prof), "--sim",
-               "--sim-time-scale", "20", f"--sim-arg=--sim-node-seed={run}", "--n", "6", "--max-tokens", "512",
+               "--sim-time-scale", "10", f"--sim-arg=--sim-node-seed={run}", "--n", "8", "--max-tokens", "512",
                "--no-anchor", "--json", "--sessions", str(tmp_path / f"s{run}")]
         p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
         assert p.returncode == 0, p.stderr[-2000:]
@@ -35,6 +36,10 @@ def test_probe_error_and_ci_coverage_across_launch_draws(tmp_path):
         node = doc["legs"][0]["twin_factors"]["node_speed_factor"]
         launch = [leg["twin_factors"]["launch_factor"] for leg in doc["legs"]]
         v, c = doc["fit"]["verify"], doc["fit"]["chain"]
+        if v is None or c is None:
+            print(f"node {run}: a group did not resolve: {doc['why']}")
+            unresolved.append(run)
+            continue
         rows.append((run, node, min(launch), max(launch), v["slope_ms"], v["ci_ms"], v_true * node,
                      c["slope_ms"], c["ci_ms"], c_true * node))
     print(f"\n{'node':>4} {'node×':>6} {'launch× range':>14} {'verify':>7} {'95% CI':>16} {'config':>6} {'err':>6}"
@@ -48,6 +53,6 @@ def test_probe_error_and_ci_coverage_across_launch_draws(tmp_path):
         errs += [abs(ev), abs(ec)]
         print(f"{run:>4} {node:6.3f} {lo:6.3f}–{hi:6.3f} {v:7.3f} [{vci[0]:.3f}, {vci[1]:.3f}] {vt:6.3f} {ev:+5.1f}%"
               f" {c:6.3f} [{cci[0]:.3f}, {cci[1]:.3f}] {ct:6.3f} {ec:+5.1f}%")
-    print(f"CI covered the configured verify cost in {cover_v}/{RUNS} runs, the chain cost in {cover_c}/{RUNS}; "
-          f"largest error {max(errs):.1f}%")
-    assert max(errs) < 25  # the twin's 1.25% launch sd on ~9 ms steps over 8 widths: a few % of the slope
+    print(f"CI covered the configured verify cost in {cover_v}/{len(rows)} runs, the chain cost in "
+          f"{cover_c}/{len(rows)}; largest error {max(errs):.1f}%; {len(unresolved)} run(s) unresolved")
+    assert len(unresolved) <= 1 and max(errs) < 25  # the twin's 1.25% launch sd on ~9 ms steps over 8 widths: a few % of the slope

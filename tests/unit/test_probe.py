@@ -204,3 +204,17 @@ def test_the_forecast_screen_and_cli_table_name_the_probed_source(tmp_path):
     con.print(forecast_body(cf, 60))
     text = con.export_text()
     assert "verify tax 0.4" in text and "probed (probe-001-verify-tax, on tool; this cell is health), 95% CI" in text
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--profile", "k26-dflash-b16", "--sim"], "k26-dflash-b16: DFLASH drafts the whole block in one pass"),
+    (["--attach", "http://127.0.0.1:1"], "the probe relaunches the engine at each width; give --profile"),
+    (["--profile", "k26-eagle3-d6", "--widths", "3,x"], "--widths '3,x': give verify widths as a list like 3,7,11"),
+    (["--profile", "k26-eagle3-d6", "--prompts", "nope"], "prompt set 'nope' not found"),
+    (["--profile", "k26-eagle3-d6", "--session", "/nonexistent"], "--session /nonexistent: no session.json there"),
+])
+def test_probe_cli_bad_input_is_one_line_and_exit_2_before_anything_launches(argv, says, capsys):
+    from console.cli import main
+    assert main(["probe", "verify-tax", *argv]) == EXIT_USAGE
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and says in err[0] and err[0].startswith("serving-console: ")
