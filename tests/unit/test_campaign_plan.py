@@ -270,3 +270,16 @@ def test_estimate_forecasts_a_depth_never_measured_from_another_depth_of_its_fam
     fc = src["k26-eagle3-d6"]
     assert 200 < fc.per_stream_tok_s < 400 and fc.node_s == pytest.approx(
         4 * (0.25 + 63 / fc.per_stream_tok_s) + min(0.25 + 63 / fc.per_stream_tok_s, 64 / fc.per_stream_tok_s + 0.5))
+
+
+def test_the_plan_warns_when_the_twins_scale_times_streams_measures_the_client(tmp_path):
+    from console.core.campaign.plan import plan_lines
+    ref = load_plan(CAMPAIGNS / "reference.toml")
+    lines = plan_lines(ref, estimate(ref, sim=True, time_scale=8, sessions_root=tmp_path), sim=True)
+    (w,) = [ln for ln in lines if "warning" in ln]
+    assert "×8 with 32 streams" in w and "(256)" in w and w.endswith("--sim-time-scale 2 keeps them honest")
+    assert not [ln for ln in plan_lines(ref, estimate(ref, sim=True, time_scale=2, sessions_root=tmp_path), sim=True)
+                if "warning" in ln]
+    smoke = load_plan(CAMPAIGNS / "smoke.toml")
+    assert not [ln for ln in plan_lines(smoke, estimate(smoke, sim=True, time_scale=8, sessions_root=tmp_path),
+                                        sim=True) if "warning" in ln]

@@ -635,6 +635,9 @@ rate (docs/reference-deployment.md §3); divided by (1 + (c − 1)/8) at concurr
 ASSUMED_TTFT_MS_PER_PROMPT_TOKEN = 0.024
 ASSUMED_LAUNCH_S = {"sim": 10.0, "real": 900.0}
 """Wall seconds of a launch never recorded in launch history: the twin's compressed start; a 1T model's cold start."""
+TWIN_SCALE_STREAMS = 64
+"""Time scale × streams above which a time-scaled twin's cells measure the client (and a shared CPU), not the node:
+the reference campaign at ×8 agreed with ×2 within 10% at 1 stream, 17% at 8, and not at 32 (docs/campaigns.md)."""
 MODELLED_LAUNCH_S = 720.0
 """Node seconds a launch costs where the node is modelled (the twin's ~12-minute modelled cold start)."""
 
@@ -837,6 +840,12 @@ def plan_lines(plan: Plan, est: Estimate, *, sim: bool) -> list[str]:
                + ", ".join(sorted({f'{v}' for v in est.launch_source.values()})) + ")")
     if sim:
         out.append("  figures on the twin are the modelled node's; the cost is what the modelled node would bill")
+        cmax = max((c for w in plan.workloads for c in w.concurrency), default=1)
+        if est.time_scale * cmax > TWIN_SCALE_STREAMS:
+            out.append(f"  warning: the twin at ×{est.time_scale:g} with {cmax} streams: the client's own work "
+                       f"scales with S × streams ({est.time_scale * cmax:g}); above {TWIN_SCALE_STREAMS} the "
+                       f"high-concurrency cells read the client, not the node (docs/campaigns.md#the-twins-time-scale)"
+                       f"; --sim-time-scale {max(1, TWIN_SCALE_STREAMS // cmax):g} keeps them honest")
     if plan.multi_node:
         out.append("  arms on different nodes run in parallel; comparisons across nodes are uncontrolled")
     return out
