@@ -22,6 +22,10 @@ REASONING_PER_PROMPT_TOKEN, REASONING_MEDIAN_MIN, REASONING_MEDIAN_MAX = 1.5, 24
 REASONING_SIGMA, REASONING_MIN, REASONING_MAX = 0.45, 8, 1500
 
 
+#: before a tool call the model reasons briefly (a sentence or two on which tool and why)
+REASONING_BEFORE_CALL_MEDIAN = 40
+
+
 def reasoning_median(prompt_tokens: int) -> float:
     return min(REASONING_MEDIAN_MAX, max(REASONING_MEDIAN_MIN, REASONING_PER_PROMPT_TOKEN * prompt_tokens))
 
@@ -54,11 +58,12 @@ def _factory(*, thinking: bool, constraint: tuple[str, Any] | None, body: dict[s
 
     def build(key: str, free: Any) -> Any:
         rng = random.Random(f"script:{key}")
+        calls = plan_tool_calls(body, domain, rng) if tools and body is not None and constraint is None else []
         segments: list[Segment] = []
         used = reasoning_tokens = 0
         if thinking:
-            n = int(min(REASONING_MAX, max(REASONING_MIN, rng.lognormvariate(
-                math.log(reasoning_median(prompt_tokens)), REASONING_SIGMA))))
+            median = REASONING_BEFORE_CALL_MEDIAN if calls else reasoning_median(prompt_tokens)
+            n = int(min(REASONING_MAX, max(REASONING_MIN, rng.lognormvariate(math.log(median), REASONING_SIGMA))))
             free.ensure(n)
             segments.append(Segment(list(free.pieces[:n]), list(free.ids[:n])))
             segments.append(Segment.special(THINK_END, SPECIAL_IDS[THINK_END]))
@@ -67,12 +72,10 @@ def _factory(*, thinking: bool, constraint: tuple[str, Any] | None, body: dict[s
         if constraint is not None:
             segments.append(Segment.text(constrained_text(constraint, rng)))
             end = True
-        elif tools and body is not None:
-            calls = plan_tool_calls(body, domain, rng)
-            if calls:
-                for text, special in section_text(calls, history):
-                    segments.append(Segment.special(text, SPECIAL_IDS[text]) if special else Segment.text(text))
-                end = True
+        elif calls:
+            for text, special in section_text(calls, history):
+                segments.append(Segment.special(text, SPECIAL_IDS[text]) if special else Segment.text(text))
+            end = True
         return ScriptedStream(segments, free, end=end, reasoning_tokens=reasoning_tokens, free_offset=used)
 
     return build

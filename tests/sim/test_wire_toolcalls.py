@@ -220,3 +220,19 @@ def test_thinking_toggles_per_reasoning_parser():
     assert thinking_on({"chat_template_kwargs": {"thinking": False}}, "qwen3")  # not qwen3's switch
     assert thinking_on({"chat_template_kwargs": {"thinking": False}}, "deepseek-r1")  # R1 always thinks
     assert not thinking_on({"reasoning_effort": "none"}, "kimi_k2")
+
+
+def test_required_and_named_fit_a_short_budget_like_sglangs_tool_choice_test(twin):
+    # test/srt/openai_server/function_call/test_tool_choice.py asks with max_tokens 200-400 and a long agent
+    # prompt (thinking on here): the brief reasoning before a call leaves room for the call
+    prompt = ("Answer the following questions as best you can. You will be given a trace of thinking process. "
+              * 12)
+    for i in range(8):
+        for choice in ("required", {"type": "function", "function": {"name": "get_weather"}}):
+            b = post(twin, max_tokens=200, tool_choice=choice, tools=[WEATHER, SEARCH],
+                     messages=[{"role": "user", "content": f"{prompt} Question {i}: the weather in the top cities?"}]
+                     ).json()
+            calls = b["choices"][0]["message"].get("tool_calls")
+            assert calls, (i, choice, b["usage"])
+            if isinstance(choice, dict):
+                assert {t["function"]["name"] for t in calls} == {"get_weather"}
