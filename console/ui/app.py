@@ -684,9 +684,11 @@ class ConsoleApp(App[int]):
         """Campaigns: choose a plan (profiles/campaigns/), read its estimate, run it, read the routing table."""
         from console.ui.screens.sweep import SweepScreen
         rt = self.runtime
-        if rt is not None:
-            self.push_screen(SweepScreen(rt.sessions_root, sim=bool(rt.state.simulated),
-                                         time_scale=rt.state.sim_time_scale))
+        if rt is not None:  # installed: leaving it (escape) keeps the campaign and its progress for the next w
+            if not self.is_screen_installed("sweep"):
+                self.install_screen(SweepScreen(rt.sessions_root, sim=bool(rt.state.simulated),
+                                                time_scale=rt.state.sim_time_scale), "sweep")
+            self.push_screen("sweep")
 
     def action_logs(self, _via: str = "") -> None:
         self.push_screen(LogScreen(self.runtime))

@@ -85,3 +85,17 @@ async def test_a_campaign_runs_from_the_screen_to_its_routing_table(plans, tmp_p
         await pilot.pause()
         text = "\n".join(s.text for s in app.screen._compositor.render_strips())
         assert "routing table" in text and "4/4 cells done" in text
+
+
+async def test_w_opens_the_sweep_screen_and_it_outlives_escape(tmp_path):
+    from tests.ui.test_app import app_with_fake
+    app, holder = app_with_fake(start=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("w")
+        await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen) and app.screen.loaded, what="the screen")
+        first = app.screen
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SweepScreen), what="the dashboard")
+        await pilot.press("w")
+        await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), what="the screen again")
+        assert app.screen is first  # the same screen: a campaign started there keeps its progress
