@@ -283,3 +283,15 @@ def test_the_plan_warns_when_the_twins_scale_times_streams_measures_the_client(t
     smoke = load_plan(CAMPAIGNS / "smoke.toml")
     assert not [ln for ln in plan_lines(smoke, estimate(smoke, sim=True, time_scale=8, sessions_root=tmp_path),
                                         sim=True) if "warning" in ln]
+
+
+def test_the_documented_example_plan_parses():
+    import re
+    text = (REPO / "docs" / "campaigns.md").read_text()
+    block = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
+    plan = parse_plan(block, name="doc")
+    assert [n.name for n in plan.nodes] == ["node-a", "node-b"]
+    assert plan.arm_nodes(plan.arm("k26-eagle3-adaptive")) == ["node-b"]
+    assert {"k26-nospec", "k26-eagle3-d3", "k26-eagle3-d5", "k26-eagle3-d7", "k26-eagle3-adaptive"} <= \
+        {a.name for a in plan.arms}
+    assert plan.kv_policy == "refuse" and plan.protocol.n_at(32) == 32
