@@ -121,3 +121,22 @@ def test_two_node_plan_runs_arms_in_parallel_each_node_anchored(tmp_path):
     assert "anchors" in r["decision"]
     nn = next(cv for cv in a["curves"] if cv["arm"] == "k26-eagle3-d5")["net_negative"]
     assert nn["controlled"] is False and "uncontrolled" in nn["statement"]
+
+
+def test_a_cell_the_launched_arms_kv_cannot_hold_is_skipped_with_its_line_exit_2(tmp_path):
+    plan = tmp_path / "kv.toml"
+    # no launch of this arm is recorded under the fresh sessions root, so the plan passes; once launched, 48 streams
+    # of 10k prompts + 2,048 outputs (~595K tokens) exceed the no-spec arm's 483,968 and that cell is skipped
+    plan.write_text('name = "kv"\n[protocol]\nn = 2\nmax_tokens = 2048\n[[workload]]\ncontext = "short"\n'
+                    'domains = ["tool"]\nconcurrency = [1]\nmax_tokens = 32\n[[workload]]\ncontext = "10k"\n'
+                    'domains = ["tool"]\nconcurrency = [48]\n[[arms]]\nprofile = "k26-nospec"\n')
+    p = subprocess.run([*CLI, "sweep", str(plan), *FAST, "--json", "--yes", "--sessions", str(tmp_path / "s")],
+                       cwd=REPO, capture_output=True, text=True, timeout=240)
+    assert p.returncode == 2, p.stderr[-3000:]
+    a = json.loads(p.stdout)["campaign"]
+    assert a["campaign"]["cells_complete"] == 1 and a["campaign"]["cells_skipped"] == 1 and a["campaign"]["complete"]
+    (skip,) = [ln for ln in p.stderr.splitlines() if "skipped" in ln]
+    assert "k26-nospec@node/tool/c48: needs 48 × (" in skip and "capacity 483,968 (kv.policy refuse)" in skip
+    assert any(n.startswith("skipped: k26-nospec@node/tool/c48") for n in a["notes"])
+    d = Path(a["campaign"]["dir"])
+    assert [e["ev"] for e in journal(d)].count("skip") == 1

@@ -291,7 +291,9 @@ class CampaignRunner:
                 self.emit("anchor", node, f"[{node}] anchor {a.name}: {_f(res.summary.median_tok_s)} tok/s, "
                                           f"τ {_f(res.summary.tau, '.2f')} (n={res.summary.n_included})")
                 self._check_alive(rt, node)
-                await self._warm_batch(rt, node, todo)
+                todo = [cp for cp in todo if not self._skip(node, cp, cap)]
+                if todo:
+                    await self._warm_batch(rt, node, todo)
                 for cp in todo:
                     await self._cell(rt, node, a, cp, cap, J.cell_state(sess).get(cp.key))
                     self._check_alive(rt, node)
@@ -348,23 +350,30 @@ class CampaignRunner:
         k = key_of_label(label)
         return self.progress.cells.get(k) if k else None
 
+    def _skip(self, node: str, cp: CellPlan, cap: int | None) -> bool:
+        """With kv.policy 'refuse', a cell the launched arm's KV capacity cannot hold is skipped (journal, one
+        line); the plan-time check could not know a capacity no launch had recorded yet."""
+        if not cap or self.plan.kv_policy != "refuse":
+            return False
+        try:
+            pt = max_prompt_tokens(cp.prompt_set)
+        except ValueError:
+            pt = 0
+        need = kv_needed(cp.concurrency, pt, cp.protocol.max_tokens)
+        if need <= cap:
+            return False
+        why = (f"{cp.key}: needs {cp.concurrency} × ({pt:,} prompt + {cp.protocol.max_tokens:,} output) = "
+               f"{need:,} KV tokens, capacity {cap:,} (kv.policy refuse)")
+        live = self.progress.cells[cp.key]
+        live.status, live.note = "skipped", why
+        self.skipped.append(why)
+        self.journal.write("skip", node=node, key=cp.key, reason=why)
+        self.emit("skip", node, f"[{node}] skipped {why}")
+        return True
+
     async def _cell(self, rt, node: str, a: ArmSpec, cp: CellPlan, cap: int | None,
                     existing: tuple[Path, dict[str, Any]] | None) -> None:
         live = self.progress.cells[cp.key]
-        if cap and self.plan.kv_policy == "refuse":
-            try:
-                pt = max_prompt_tokens(cp.prompt_set)
-            except ValueError:
-                pt = 0
-            need = kv_needed(cp.concurrency, pt, cp.protocol.max_tokens)
-            if need > cap:
-                why = (f"{cp.key}: needs {cp.concurrency} × ({pt:,} prompt + {cp.protocol.max_tokens:,} output) = "
-                       f"{need:,} KV tokens, capacity {cap:,} (kv.policy refuse)")
-                live.status, live.note = "skipped", why
-                self.skipped.append(why)
-                self.journal.write("skip", node=node, key=cp.key, reason=why)
-                self.emit("skip", node, f"[{node}] skipped {why}")
-                return
         fc = self._forecast(cp)
         if fc is not None:
             live.forecast_tok_s, live.forecast_tau = fc["tok_s"], fc["tau"]
