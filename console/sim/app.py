@@ -7,6 +7,7 @@ import asyncio
 import secrets
 import time
 from datetime import datetime, timezone
+from types import SimpleNamespace
 from typing import Any, Callable
 
 from fastapi import FastAPI, Request
@@ -73,6 +74,11 @@ def create_app(server: SimServer) -> FastAPI:
     if server.metrics_enabled:  # outermost, as SGLang's track_http_status_code: 401s are counted too
         app.add_middleware(HttpMetricsMiddleware, metrics=server.metrics, is_open=lambda: server.http_open)
 
+    def counted_abort() -> None:
+        """SGLang's scheduler aborts a request whose input does not fit the KV pool and counts it
+        (num_aborted_requests_total); the twin refuses it before the engine, so it counts it here."""
+        server.metrics.on_abort(SimpleNamespace(log_metrics=True))  # type: ignore[arg-type]
+
     def submit_all(reqs: list[Any], endpoint: str) -> tuple[list[RequestHandle], list[TraceRecord]]:
         handles, recs = [], []
         for r in reqs:
@@ -137,6 +143,7 @@ def create_app(server: SimServer) -> FastAPI:
         except WireRefusal as e:
             return e.response()
         except SchedulerAbort as e:
+            counted_abort()
             return chat_stream_abort(str(e)) if isinstance(body, dict) and body.get("stream") is True \
                 else _error(str(e))
         except (RequestError, ValueError) as e:
@@ -183,6 +190,8 @@ def create_app(server: SimServer) -> FastAPI:
         except (WireRefusal, ContractRefusal) as e:
             return e.response()
         except (RequestError, ValueError) as e:  # the tokenizer manager's refusals; a stream carries them as an event
+            if isinstance(e, SchedulerAbort):
+                counted_abort()
             if isinstance(body, dict) and body.get("stream") is True:
                 return generate_stream_refusal(str(e))
             return JSONResponse({"error": {"message": str(e)}}, status_code=400)
