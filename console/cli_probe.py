@@ -17,7 +17,7 @@ def add_parser(sub, target_args) -> None:
     target_args(vt)
     vt.add_argument("--prompts", default="tool", help="prompt set whose context the probe runs at (default tool, ~10k)")
     vt.add_argument("--widths", default=None, metavar="W,W,...",
-                    help="verify widths (num_draft_tokens) of the tree legs (default: steps−3, steps+1, steps+5)")
+                    help="verify widths (num_draft_tokens) of the tree legs (default: steps−4, steps+2, steps+10)")
     vt.add_argument("--topk", type=int, default=None, help="topk of the tree legs (default the arm's, else 4)")
     vt.add_argument("--no-chain", action="store_true",
                     help="skip the two chain legs (topk 1) that price the draft pass of one more depth")

@@ -32,7 +32,9 @@ def test_probe_error_and_ci_coverage_across_launch_draws(tmp_path):
         doc = json.loads(p.stdout)["probe"]
         cell = Path(doc["dir"]) / doc["legs"][0]["cell"]
         prompts = [json.loads(x)["prompt_tokens"] for x in (cell / "rows.jsonl").read_text().splitlines()]
-        v_true, c_true = _configured(sum(prompts) / len(prompts) + 256)
+        v_true, c_true = _configured(sum(prompts) / len(prompts) + 256,
+                                     [leg["width"] for leg in doc["legs"] if leg["kind"] == "verify"],
+                                     [leg["steps"] for leg in doc["legs"] if leg["kind"] == "chain"])
         node = doc["legs"][0]["twin_factors"]["node_speed_factor"]
         launch = [leg["twin_factors"]["launch_factor"] for leg in doc["legs"]]
         v, c = doc["fit"]["verify"], doc["fit"]["chain"]

@@ -27,21 +27,26 @@ def _model(*spec: str) -> StepTimeModel:
     return StepTimeModel(resolve_server_args(ns, sim, argv, DEP), DEP)
 
 
-def _configured(context: float) -> tuple[float, float]:
-    """The twin's nominal costs at batch 1 and this context: ms per verified token at steps 6 · topk 4 between
-    widths 3 and 11, and ms per depth of a chain between depths 3 and 9."""
+def _configured(context: float, widths=(2, 8, 16), depths=(2, 10)) -> tuple[float, float]:
+    """The twin's nominal costs at batch 1 and this context, as the probe's line would see them: the least-squares
+    slope of step time against the verify width at steps 6 · topk 4 over `widths`, and against the chain depth over
+    `depths`."""
+    import numpy as np
     tree = [_model("--speculative-num-steps", "6", "--speculative-eagle-topk", "4", "--speculative-num-draft-tokens",
-                   str(w), "--attention-backend", "triton").decode_ms(1, context) for w in (3, 11)]
+                   str(w), "--attention-backend", "triton").decode_ms(1, context) for w in widths]
     chain = [_model("--speculative-num-steps", str(s), "--speculative-eagle-topk", "1",
-                    "--speculative-num-draft-tokens", str(s + 1)).decode_ms(1, context) for s in (3, 9)]
-    return (tree[1] - tree[0]) / 8, (chain[1] - chain[0]) / 6
+                    "--speculative-num-draft-tokens", str(s + 1)).decode_ms(1, context) for s in depths]
+    return float(np.polyfit(widths, tree, 1)[0]), float(np.polyfit(depths, chain, 1)[0])
 
 
 def test_probe_recovers_the_twins_verify_cost_and_the_forecast_uses_it(tmp_path):
     prof = tmp_path / "k26-eagle3-d6-triton.toml"
     text = (REPO / "profiles" / "k26-eagle3-d6.toml").read_text()
+    from console.core.launch.ports import free_port
+    # its own port: other twins on this machine take 30000 (the runtime moves off a bound port, but two processes
+    # can race for the same one)
     prof.write_text(text.replace("enable_metrics = true", 'enable_metrics = true\nextra_args = ["--attention-backend", '
-                                                          '"triton"]'))
+                                                          '"triton"]').replace("port = 30000", f"port = {free_port()}"))
     # one launch draw for every leg (--sim-launch-seed): the test checks the method; launch-to-launch variation is a
     # property of the node (the fit estimates it from the legs' scatter; tests/bench/test_probe_variation.py shows
     # its effect). Time scale 10, not more: the client's wall-clock jitter on a loaded machine is multiplied by it
@@ -52,7 +57,7 @@ def test_probe_recovers_the_twins_verify_cost_and_the_forecast_uses_it(tmp_path)
     assert p.returncode == 0, p.stderr[-3000:]
     doc = json.loads(p.stdout)["probe"]
     assert doc["complete"] and [(leg["kind"], leg["width"]) for leg in doc["legs"]] == [
-        ("verify", 3), ("verify", 7), ("verify", 11), ("chain", 4), ("chain", 10)]
+        ("verify", 2), ("verify", 8), ("verify", 16), ("chain", 3), ("chain", 11)]
     assert all(leg["dummy_weights"] and leg["tau"] == pytest.approx(1.0, abs=0.01) for leg in doc["legs"])
     assert doc["anchor"]["median_tok_s"] > 0 and doc["anchor"]["profile"] == "k26-eagle3-d6-triton"
     d = Path(doc["dir"])
@@ -61,7 +66,8 @@ def test_probe_recovers_the_twins_verify_cost_and_the_forecast_uses_it(tmp_path)
     # the twin's configured costs on this node and launch draw, at the cells' mean context
     rows = [json.loads(x) for x in (d / doc["legs"][0]["cell"] / "rows.jsonl").read_text().splitlines()]
     context = sum(r["prompt_tokens"] for r in rows) / len(rows) + 256
-    v_true, c_true = _configured(context)
+    v_true, c_true = _configured(context, [leg["width"] for leg in doc["legs"] if leg["kind"] == "verify"],
+                                    [leg["steps"] for leg in doc["legs"] if leg["kind"] == "chain"])
     si = doc["node"]
     fit = doc["fit"]
     v, c = fit["verify"], fit["chain"]

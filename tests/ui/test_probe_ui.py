@@ -22,7 +22,7 @@ async def test_v_shows_the_plan_with_its_rule_and_escape_cancels():
         await wait_until(pilot, lambda: isinstance(app.screen, ProbeScreen), what="the probe screen")
         body = widget_text(app, "ProbeScreen Vertical")
         assert "attention backend trtllm_mla with page size 64 verifies chains only" in body
-        for s in (3, 6, 9):
+        for s in (2, 6, 10):
             assert f"chain  steps  {s} · topk 1 · {s + 1:>2} verified tokens" in body
         assert "4 relaunches" in body and "dummy" in body
         await pilot.press("escape")

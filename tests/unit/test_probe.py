@@ -26,13 +26,13 @@ def test_eagle3_tree_legs_hold_the_draft_passes_and_move_the_width_only():
     plan = plan_probe(p, server_args={"attention_backend": "triton", "page_size": 64})
     verify = [leg for leg in plan.legs if leg.kind == "verify"]
     assert [(leg.steps, leg.topk) for leg in verify] == [(6, 4)] * 3  # the drafter's passes: 6 × topk 4
-    assert [leg.width for leg in verify] == [3, 7, 11]
+    assert [leg.width for leg in verify] == [2, 8, 16]
     for leg in plan.legs:
         args = leg.profile.server_flags()
         assert args[args.index("--speculative-draft-load-format") + 1] == "dummy"
         assert args[args.index("--speculative-num-draft-tokens") + 1] == str(leg.width)
     chain = [leg for leg in plan.legs if leg.kind == "chain"]
-    assert [(leg.steps, leg.topk, leg.width) for leg in chain] == [(3, 1, 4), (9, 1, 10)]
+    assert [(leg.steps, leg.topk, leg.width) for leg in chain] == [(2, 1, 3), (10, 1, 11)]
     assert "draft passes" in plan.rule and "verified width" in plan.rule
 
 
@@ -41,8 +41,8 @@ def test_trtllm_mla_with_pages_gets_chain_legs_and_says_why():
     why = tree_refusal(p, {"attention_backend": "trtllm_mla", "page_size": 64})
     assert why is not None and "trtllm_mla" in why and "topk > 1" in why
     plan = plan_probe(p, server_args={"attention_backend": "trtllm_mla", "page_size": 64})
-    assert [(leg.kind, leg.steps, leg.width) for leg in plan.legs] == [("chain", 3, 4), ("chain", 6, 7),
-                                                                       ("chain", 9, 10)]
+    assert [(leg.kind, leg.steps, leg.width) for leg in plan.legs] == [("chain", 2, 3), ("chain", 6, 7),
+                                                                       ("chain", 10, 11)]
     assert plan.rule.startswith("attention backend trtllm_mla with page size 64")
     with pytest.raises(ProbeRefused, match="no tree legs can run"):
         plan_probe(p, widths=[3, 7], server_args={"attention_backend": "trtllm_mla", "page_size": 64})

@@ -129,6 +129,14 @@ def _leg_profile(p: Profile, kind: str, steps: int, topk: int, width: int) -> Pr
                    extra_args=extra)
 
 
+def DEFAULT_WIDTHS(k0: int) -> tuple[int, ...]:
+    """The tree legs' verify widths around a chain of depth k0 (width k0 + 1): wide apart, because each leg is its
+    own launch and a launch draw moves a leg's whole median (a wider span divides its effect on the slope), yet
+    within the batch-1 regime where each verified token still brings new experts (the slope over 2–16 is within 2%
+    of the local one at width 7 on the twin)."""
+    return (max(2, k0 - 4), k0 + 2, k0 + 10)
+
+
 TREE_PAGE_BACKENDS = ("flashinfer", "fa3", "triton")
 CHAIN_ONLY_BACKENDS = ("trtllm_mha",)
 
@@ -187,7 +195,7 @@ def plan_probe(p: Profile, *, prompts: str = DEFAULT_PROMPTS, widths: list[int] 
             raise ProbeRefused(f"probe verify-tax: --topk {t}: the width legs need topk ≥ 2 (with topk 1 SGLang "
                                f"forces num_draft_tokens = steps + 1, so the width cannot move alone)")
         cap = max_tree_width(k0, t)
-        ws = sorted(set(widths)) if widths else sorted({w for w in (max(2, k0 - 3), k0 + 1, k0 + 5) if w <= cap})
+        ws = sorted(set(widths)) if widths else sorted({w for w in DEFAULT_WIDTHS(k0) if w <= cap})
         bad = [w for w in ws if w < 2 or w > cap]
         if bad:
             raise ProbeRefused(f"probe verify-tax: --widths {','.join(map(str, bad))}: a tree of steps {k0} and topk "
@@ -195,14 +203,14 @@ def plan_probe(p: Profile, *, prompts: str = DEFAULT_PROMPTS, widths: list[int] 
         if len(ws) < 2:
             raise ProbeRefused(f"probe verify-tax: --widths: give two or more different widths (got {ws})")
         legs = [ProbeLeg("verify", k0, t, w, _leg_profile(p, "verify", k0, t, w)) for w in ws]
-        depths = sorted({max(1, k0 - 3), k0 + 3})
+        depths = sorted({max(1, k0 - 4), k0 + 4})
     else:
         if widths:
             raise ProbeRefused(f"probe verify-tax: --widths: {no_tree}, so no tree legs can run; leave --widths out "
                                f"(chain legs at three depths measure the price of one more depth)")
         if not chain:
             raise ProbeRefused(f"probe verify-tax: --no-chain: {no_tree}; the chain legs are the only legs left")
-        depths = sorted({max(1, k0 - 3), k0, k0 + 3})
+        depths = sorted({max(1, k0 - 4), k0, k0 + 4})
         rule = f"{no_tree}: " + CHAIN_RULE.format(depths=", ".join(map(str, depths)))
     if chain:
         for s in depths:
