@@ -23,7 +23,7 @@ async def test_v_shows_the_plan_with_its_rule_and_escape_cancels():
         body = widget_text(app, "ProbeScreen Vertical")
         assert "attention backend trtllm_mla with page size 64 verifies chains only" in body
         for s in (2, 6, 10):
-            assert f"chain  steps  {s} · topk 1 · {s + 1:>2} verified tokens" in body
+            assert f"chain  steps {s:>2} · topk 1 · {s + 1:>2} verified tokens" in body
         assert "4 relaunches" in body and "dummy" in body
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ProbeScreen), what="the screen closed")
