@@ -54,3 +54,14 @@ def peer_env() -> dict:
     if not PEERS_INFO.exists():
         pytest.fail(f"no peer set-up at {PEERS} ({PEERS_INFO.name} missing): {how_to_set_up()}", pytrace=False)
     return json.loads(PEERS_INFO.read_text())
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if not _opted_in(session.config) or not any(HERE in Path(str(i.fspath)).resolve().parents for i in session.items):
+        return
+    import os
+    real = os.environ.get("SC_PEERS_REAL", "")
+    session.config.pluginmanager.get_plugin("terminalreporter").write_line(
+        "peers: SGLang's OpenAI-server tests against the twin"
+        + (f" and against a real server ({real})" if real else
+           "; against a real server: not generated (SC_PEERS_REAL=launch or url:URL adds them)"))

@@ -104,6 +104,12 @@ def main() -> int:
 
     results: dict[str, dict] = {}
     t_start = time.monotonic()
+
+    def write(res: dict, done: bool = False) -> None:
+        a.out.write_text(json.dumps({"target": a.target, "served_model": shim.served, "url": shim.url,
+                                     "seconds": round(time.monotonic() - t_start, 1), "complete": done,
+                                     "launches": shim.launches, "results": res}, indent=1))
+
     for rel, classes in by_file.items():
         try:
             mod = load(a.tests_dir, rel)
@@ -130,11 +136,10 @@ def main() -> int:
                     r = {**r, "outcome": "error", "detail": class_err}
                 r["stdout_tail"] = buf.getvalue()[-1500:]
                 results[tid] = r
+            write(results)  # after each class: a run cut short keeps what it finished
             sys.stderr.write(f"{rel}::{cls}: {time.monotonic() - t0:.1f} s, "
                              f"{sum(results[f'{rel}::{cls}::{m}']['outcome'] == 'pass' for m in meths)}/{len(meths)} pass\n")
-    a.out.write_text(json.dumps({"target": a.target, "served_model": shim.served, "url": shim.url,
-                                 "seconds": round(time.monotonic() - t_start, 1), "launches": shim.launches,
-                                 "results": results}, indent=1))
+    write(results, done=True)
     left = [pid for pid in shim.ours]
     for pid in left:
         shim.kill_process_tree(pid)
