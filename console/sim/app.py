@@ -4,8 +4,10 @@ gate middleware that answers 503 until the startup opens HTTP and 401 without th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 import time
+import uuid
 from datetime import datetime, timezone
 from types import SimpleNamespace
 from typing import Any, Callable
@@ -78,6 +80,20 @@ def create_app(server: SimServer) -> FastAPI:
         """SGLang's scheduler aborts a request whose input does not fit the KV pool and counts it
         (num_aborted_requests_total); the twin refuses it before the engine, so it counts it here."""
         server.metrics.on_abort(SimpleNamespace(log_metrics=True))  # type: ignore[arg-type]
+
+    async def prefill_once(reqs: list[Any], n: int, endpoint: str) -> None:
+        """SGLang's parallel sampling (n > 1) first prefills each prompt alone (max_new_tokens 0) and waits for it,
+        so the n samples find the prompt in the radix cache (their cached_tokens)."""
+        if n <= 1:
+            return
+        handles = []
+        for base in reqs[::n]:
+            h, _ = server.submit(dataclasses.replace(base, rid=uuid.uuid4().hex, max_new_tokens=0, stream=False,
+                                                     prefix_keys=list(base.prefix_keys), spec_hist=[],
+                                                     words_factory=None, sink=None), endpoint)
+            handles.append(h)
+        for h in handles:
+            await server._drain(h)
 
     def submit_all(reqs: list[Any], endpoint: str) -> tuple[list[RequestHandle], list[TraceRecord]]:
         handles, recs = [], []
@@ -153,6 +169,7 @@ def create_app(server: SimServer) -> FastAPI:
         reqs = fan_out(req, n)
         for r in reqs:
             r.words_factory, r.stop_regex = factory, stop_re
+        await prefill_once(reqs, n, "/v1/chat/completions")
         handles, recs = submit_all(reqs, "/v1/chat/completions")
         if req.stream:
             return server.stream_response(server.chat_stream(reqs, handles, recs, body, plan), recs[0])
@@ -174,6 +191,8 @@ def create_app(server: SimServer) -> FastAPI:
             return failed
         for r in reqs:
             r.words_factory, r.stop_regex = factory, stop_re
+        n_per = body.get("n") if isinstance(body.get("n"), int) and not isinstance(body.get("n"), bool) else 1
+        await prefill_once(reqs, n_per, "/v1/completions")
         handles, recs = submit_all(reqs, "/v1/completions")
         if reqs[0].stream:
             return server.stream_response(server.completion_stream(reqs, handles, recs, body), recs[0])
@@ -186,7 +205,9 @@ def create_app(server: SimServer) -> FastAPI:
         try:
             body = check_generate_body(await _json_body(request, GENERATE))
             req = server.generate_request(body)
-            req.words_factory, req.stop_regex = plan_plain(body.get("sampling_params") or {})
+            sp = body.get("sampling_params") or {}
+            factory, stop_re = plan_plain(sp)
+            n = sp.get("n") if isinstance(sp.get("n"), int) and not isinstance(sp.get("n"), bool) else 1
         except (WireRefusal, ContractRefusal) as e:
             return e.response()
         except (RequestError, ValueError) as e:  # the tokenizer manager's refusals; a stream carries them as an event
@@ -197,10 +218,21 @@ def create_app(server: SimServer) -> FastAPI:
             return JSONResponse({"error": {"message": str(e)}}, status_code=400)
         if server.faults.http500 and (failed := server.http500("/generate")) is not None:
             return failed
-        handle, rec = server.submit(req, "/generate")
+        if n <= 1:
+            req.words_factory, req.stop_regex = factory, stop_re
+            handle, rec = server.submit(req, "/generate")
+            if req.stream:
+                return server.stream_response(server.generate_stream(req, handle, rec), rec)
+            res = await server.generate_response(req, handle, rec, request)
+            return res if isinstance(res, Response) else JSONResponse(res)
+        reqs = fan_out(req, n)  # parallel sampling: one engine request per sample, a list back
+        for r in reqs:
+            r.words_factory, r.stop_regex = factory, stop_re
+        await prefill_once(reqs, n, "/generate")
+        handles, recs = submit_all(reqs, "/generate")
         if req.stream:
-            return server.stream_response(server.generate_stream(req, handle, rec), rec)
-        res = await server.generate_response(req, handle, rec, request)
+            return server.stream_response(server.generate_stream(reqs, handles, recs), recs[0])
+        res = await server.generate_response(reqs, handles, recs, request)
         return res if isinstance(res, Response) else JSONResponse(res)
 
     @app.api_route("/flush_cache", methods=["GET", "POST"])

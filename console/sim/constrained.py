@@ -12,6 +12,9 @@ by token, then EOS (finish_reason stop, matched_stop = the EOS id, as the real s
   required (plus a seeded share of the optional properties), items, minItems/maxItems, enum, const, anyOf/oneOf/
   allOf (first branch / merged), minimum/maximum (and exclusive ones), minLength/maxLength, pattern, format
   (date, date-time, email, uri, uuid), $ref into $defs/definitions.
+- `ebnf_sample`: a string an EBNF (GBNF, as xgrammar reads `ebnf`) grammar's root derives: quoted literals with
+  escapes, character classes (ranges, negation), rule references, groups, `|`, `* + ?` and `{m,n}`; recursion is
+  bounded by taking the alternative with the fewest references deep down.
 - `schema_errors`: the same subset as a validator (tests check samples with it; it is not SGLang's validator).
 """
 
@@ -135,6 +138,173 @@ def _emit(parsed: Any, rng: random.Random) -> str:
         else:
             raise ValueError(f"regex construct {op} is not supported by the engine twin")
     return "".join(out)
+
+
+# ------------------------------------------------------------------------------------------------- EBNF
+
+_EBNF_TOKEN = re.compile(r"""\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<cls>\[(?:[^\]\\]|\\.)*\])|(?P<name>[A-Za-z_][\w-]*)"""
+                         r"""|(?P<op>[()|*+?])|(?P<rep>\{\s*\d+\s*(?:,\s*\d*\s*)?\}))""")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "]": "]", "[": "[", "-": "-", "^": "^"}
+
+
+def _unescape(body: str) -> str:
+    out, i = [], 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            out.append(_ESCAPES.get(body[i + 1], body[i + 1]))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def parse_ebnf(grammar: str) -> dict[str, Any]:
+    """GBNF rules (`name ::= expr`, continued on following lines) as {name: expression tree}; ValueError with
+    where it breaks. Trees: ("seq", [...]), ("alt", [...]), ("lit", text), ("cls", chars), ("ref", name),
+    ("rep", node, lo, hi)."""
+    rules: dict[str, str] = {}
+    current = None
+    for line in grammar.splitlines():
+        code = line.split("#", 1)[0] if '"' not in line else line
+        if "::=" in code:
+            name, expr = code.split("::=", 1)
+            current = name.strip()
+            rules[current] = expr
+        elif code.strip():
+            if current is None:
+                raise ValueError(f"EBNF line outside a rule: {line.strip()!r}")
+            rules[current] += " " + code
+    if "root" not in rules:
+        raise ValueError("EBNF grammar has no root rule")
+    return {name: _parse_expr(expr, name) for name, expr in rules.items()}
+
+
+def _parse_expr(text: str, rule: str) -> Any:
+    toks, pos = [], 0
+    while pos < len(text):
+        if not text[pos:].strip():
+            break
+        m = _EBNF_TOKEN.match(text, pos)
+        if m is None:
+            raise ValueError(f"EBNF rule {rule!r}: cannot read {text[pos:].strip()[:20]!r}")
+        toks.append((m.lastgroup, m.group(m.lastgroup)))
+        pos = m.end()
+    node, i = _alt(toks, 0, rule)
+    if i != len(toks):
+        raise ValueError(f"EBNF rule {rule!r}: unexpected {toks[i][1]!r}")
+    return node
+
+
+def _alt(toks: list[tuple[str, str]], i: int, rule: str) -> tuple[Any, int]:
+    branches = []
+    seq, i = _seq(toks, i, rule)
+    branches.append(seq)
+    while i < len(toks) and toks[i] == ("op", "|"):
+        seq, i = _seq(toks, i + 1, rule)
+        branches.append(seq)
+    return (branches[0] if len(branches) == 1 else ("alt", branches)), i
+
+
+def _seq(toks: list[tuple[str, str]], i: int, rule: str) -> tuple[Any, int]:
+    items = []
+    while i < len(toks) and toks[i] not in (("op", "|"), ("op", ")")):
+        kind, val = toks[i]
+        if kind == "str":
+            node: Any = ("lit", _unescape(val[1:-1]))
+            i += 1
+        elif kind == "cls":
+            node, i = ("cls", _ebnf_class(val[1:-1])), i + 1
+        elif kind == "name":
+            node, i = ("ref", val), i + 1
+        elif (kind, val) == ("op", "("):
+            node, i = _alt(toks, i + 1, rule)
+            if i >= len(toks) or toks[i] != ("op", ")"):
+                raise ValueError(f"EBNF rule {rule!r}: unclosed (")
+            i += 1
+        else:
+            raise ValueError(f"EBNF rule {rule!r}: unexpected {val!r}")
+        while i < len(toks) and (toks[i][0] == "rep" or toks[i][1] in ("*", "+", "?")):
+            kind, val = toks[i]
+            if kind == "rep":
+                lo_s, _, hi_s = val.strip("{} ").partition(",")
+                lo = int(lo_s)
+                hi = lo if "," not in val else (int(hi_s) if hi_s.strip() else None)
+            else:
+                lo, hi = {"*": (0, None), "+": (1, None), "?": (0, 1)}[val]
+            node = ("rep", node, lo, hi)
+            i += 1
+        items.append(node)
+    return ("seq", items), i
+
+
+def _ebnf_class(body: str) -> list[str]:
+    negate = body.startswith("^")
+    body = body[1:] if negate else body
+    chars: list[str] = []
+    raw = []
+    i = 0
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body):
+            raw.append(_ESCAPES.get(body[i + 1], body[i + 1]))
+            i += 2
+        else:
+            raw.append(body[i])
+            i += 1
+    j = 0
+    while j < len(raw):
+        if j + 2 < len(raw) and raw[j + 1] == "-":
+            chars.extend(chr(c) for c in range(ord(raw[j]), min(ord(raw[j + 2]), ord(raw[j]) + 200) + 1))
+            j += 3
+        else:
+            chars.append(raw[j])
+            j += 1
+    if negate:
+        banned = set(chars)
+        chars = [c for c in _PRINTABLE if c not in banned]
+    return chars
+
+
+def ebnf_sample(grammar: str, rng: random.Random) -> str:
+    """A string the grammar's root rule derives (recursion bounded: deep down, the alternative with the fewest rule
+    references is taken and repeats stop at their minimum)."""
+    rules = parse_ebnf(grammar)
+
+    def refs(node: Any) -> int:
+        kind = node[0]
+        if kind == "ref":
+            return 1
+        if kind in ("seq", "alt"):
+            return sum(refs(n) for n in node[1])
+        if kind == "rep":
+            return refs(node[1])
+        return 0
+
+    def emit(node: Any, depth: int) -> str:
+        kind = node[0]
+        if kind == "lit":
+            return node[1]
+        if kind == "cls":
+            return rng.choice(node[1]) if node[1] else ""
+        if kind == "ref":
+            if node[1] not in rules:
+                raise ValueError(f"EBNF rule {node[1]!r} is not defined")
+            if depth > 60:
+                raise ValueError("EBNF grammar recursion too deep to sample")
+            return emit(rules[node[1]], depth + 1)
+        if kind == "seq":
+            return "".join(emit(n, depth) for n in node[1])
+        if kind == "alt":
+            options = node[1]
+            if depth > 12:
+                options = [min(options, key=refs)]
+            return emit(rng.choice(options), depth)
+        _, sub, lo, hi = node
+        top = lo if depth > 12 else (lo + _OPEN_REPEAT if hi is None else min(hi, lo + _OPEN_REPEAT))
+        return "".join(emit(sub, depth) for _ in range(rng.randint(lo, max(lo, top))))
+
+    return emit(rules["root"], 0)
 
 
 # ------------------------------------------------------------------------------------------------- JSON schema
@@ -344,9 +514,9 @@ def schema_errors(value: Any, schema: Any, root: dict[str, Any] | None = None, p
 
 
 def constraint_of(params: dict[str, Any]) -> tuple[str, Any] | None:
-    """The grammar a request asks for, as SGLang builds it: ("regex", pattern) or ("json_schema", schema dict),
-    from `regex`, `json_schema` (a string) and `response_format` (json_object → {"type": "object"}); None without
-    one. Raises ValueError with SGLang's message for a json_schema response format without a schema."""
+    """The grammar a request asks for, as SGLang builds it: ("regex", pattern), ("ebnf", grammar) or
+    ("json_schema", schema dict), from `regex`, `ebnf`, `json_schema` (a string) and `response_format` (json_object →
+    {"type": "object"}); None without one. Raises ValueError with SGLang's message for a json_schema response format without a schema."""
     rf = params.get("response_format")
     if isinstance(rf, dict):
         kind = rf.get("type")
@@ -366,6 +536,9 @@ def constraint_of(params: dict[str, Any]) -> tuple[str, Any] | None:
     if isinstance(params.get("regex"), str):
         compile_or_raise(params["regex"], "regex")
         return ("regex", params["regex"])
+    if isinstance(params.get("ebnf"), str):
+        parse_ebnf(params["ebnf"])  # refuse a grammar that does not parse
+        return ("ebnf", params["ebnf"])
     return None
 
 
@@ -394,4 +567,6 @@ def constrained_text(constraint: tuple[str, Any], rng: random.Random) -> str:
     kind, spec = constraint
     if kind == "regex":
         return regex_sample(spec, rng)
+    if kind == "ebnf":
+        return ebnf_sample(spec, rng)
     return json.dumps(schema_sample(spec, rng), ensure_ascii=False)

@@ -262,30 +262,54 @@ class ResponseShaping(CompletionShaping):
                               spec=self.cfg.is_spec, num_draft_tokens=self.cfg.spec_draft_tokens,
                               e2e_latency=self._e2e(req) if finished else None, sent_ts=sent_ts)
 
-    def generate_stream(self, req: SimRequest, handle: RequestHandle, rec: TraceRecord) -> AsyncIterator[str]:
+    def generate_stream(self, reqs: SimRequest | Sequence[SimRequest], handles: RequestHandle | Sequence[RequestHandle],
+                        recs: TraceRecord | Sequence[TraceRecord]) -> AsyncIterator[str]:
+        """/generate's stream: cumulative text and output ids with each output's meta_info; with n > 1 the
+        samples' outputs interleave, each tagged with its "index" (tokenizer_manager `_stream_batch_responses`)."""
+        reqs = [reqs] if isinstance(reqs, SimRequest) else list(reqs)
+        handles = [handles] if isinstance(handles, RequestHandle) else list(handles)
+        recs = [recs] if isinstance(recs, TraceRecord) else list(recs)
+        batched = len(reqs) > 1
+
         async def gen() -> AsyncIterator[str]:
-            first, sent = True, 0
-            while (out := await handle.next()) is not None:
+            first = [True] * len(reqs)
+            sent = [0] * len(reqs)
+            async for i, out in merged(handles):
+                req, rec = reqs[i], recs[i]
                 n = out.completion_tokens
-                meta = self._meta(req, n, out.finished, time.time() if first else None)
-                first = False
-                rec.chunk(n - sent)
-                sent = n
-                yield wire.sse({"text": req.text(n), "output_ids": req.output_ids(n), "meta_info": meta})
-                if out.finished:
-                    break
+                meta = self._meta(req, n, out.finished, time.time() if first[i] else None)
+                first[i] = False
+                rec.chunk(n - sent[i])
+                sent[i] = n
+                chunk: dict[str, Any] = {"text": req.text(n), "output_ids": req.output_ids(n), "meta_info": meta}
+                if batched:
+                    chunk["index"] = i
+                yield wire.sse(chunk)
 
-        return self._sse_frame(req, rec, gen())
+        return self._sse_frame(reqs, recs, gen())
 
-    async def generate_response(self, req: SimRequest, handle: RequestHandle,
-                                rec: TraceRecord, request: Request | None = None) -> dict[str, Any] | Response:
-        if not await self._finish_all([req], [handle], request):
+    async def generate_response(self, reqs: SimRequest | Sequence[SimRequest],
+                                handles: RequestHandle | Sequence[RequestHandle],
+                                recs: TraceRecord | Sequence[TraceRecord],
+                                request: Request | None = None) -> Any:
+        """/generate's body: one output, or the list of the n samples' outputs."""
+        single = isinstance(reqs, SimRequest)
+        reqs = [reqs] if isinstance(reqs, SimRequest) else list(reqs)
+        handles = [handles] if isinstance(handles, RequestHandle) else list(handles)
+        recs = [recs] if isinstance(recs, TraceRecord) else list(recs)
+        if not await self._finish_all(reqs, handles, request):
+            for req, rec in zip(reqs, recs):
+                self.trace.finish(rec, req)
+            return JSONResponse({"error": {"message": disconnected_message(reqs[0].rid)}}, status_code=400)
+        for req in reqs:
+            if refused(req):  # HTTPException(503) through the app's handler: an ErrorResponse
+                for r2, rec2 in zip(reqs, recs):
+                    self.trace.finish(rec2, r2)
+                return _error(req.finish_reason["message"], 503, "503")
+        outs = []
+        for req, rec in zip(reqs, recs):
+            rec.chunk(req.n_out)
             self.trace.finish(rec, req)
-            return JSONResponse({"error": {"message": disconnected_message(req.rid)}}, status_code=400)
-        if refused(req):  # HTTPException(503) through the app's handler: an ErrorResponse
-            self.trace.finish(rec, req)
-            return _error(req.finish_reason["message"], 503, "503")
-        rec.chunk(req.n_out)
-        self.trace.finish(rec, req)
-        return {"text": req.text(), "output_ids": req.output_ids(), "meta_info": self._meta(req, req.n_out, True,
-                                                                                            time.time())}
+            outs.append({"text": req.text(), "output_ids": req.output_ids(),
+                         "meta_info": self._meta(req, req.n_out, True, time.time())})
+        return outs[0] if single else outs

@@ -187,6 +187,10 @@ PROBES = [
                                             "name": "answer", "schema": {
                                                 "type": "object", "properties": {"ok": {"type": "boolean"}},
                                                 "required": ["ok"], "additionalProperties": False}}}}),
+    Probe("ebnf", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 12,
+                                 "ebnf": 'root ::= greeting "!"\ngreeting ::= "Hello" | "Hi"'}),
+    Probe("generate_n2_ebnf", "POST", "/generate", {"text": "Say hi:", "sampling_params": {
+        "max_new_tokens": 8, "n": 2, "temperature": 0.5, "ebnf": 'root ::= "Hello" | "Hi" | "Hey"'}}),
     Probe("completions_logprobs_zero", "POST", "/v1/completions", {"model": M, "prompt": "Hello", "max_tokens": 2,
                                                                   "logprobs": 0}),
     Probe("regex", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 12, "regex": "(yes|no)[.!]"}),

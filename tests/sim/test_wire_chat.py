@@ -233,3 +233,60 @@ def test_chat_logprobs_include_the_stop_token(twin):
     toks = [t["token"] for t in c["logprobs"]["content"]]
     assert toks[-1] == "<|im_end|>" and len(toks) == b["usage"]["completion_tokens"]
     assert "".join(toks[:-1]) == c["message"]["content"]
+
+
+# ------------------------------------------------------------------------------------------------ /generate
+
+
+def generate(twin, **body) -> httpx.Response:
+    return httpx.post(twin.url + "/generate", json=body, timeout=60)
+
+
+EBNF_CASES = {  # SGLang's own EBNF kit (sglang/test/kits/ebnf_constrained_kit.py): grammar -> what the text matches
+    'root ::= "user@example.com"': r"^user@example\.com$",
+    'root ::= "Hello" | "Hi" | "Hey"': r"^(Hello|Hi|Hey)$",
+    "root ::= digit digit digit\n        digit ::= [0-9]": r"^\d{3}$",
+    ('root ::= "(" area ")" " " prefix "-" line\n area ::= [0-9] [0-9] [0-9]\n prefix ::= [0-9] [0-9] [0-9]\n'
+     " line ::= [0-9] [0-9] [0-9] [0-9]"): r"^\(\d{3}\) \d{3}-\d{4}$",
+    'root ::= "#" hex hex hex hex hex hex\n        hex ::= [0-9] | [A-F]': r"^#[0-9A-F]{6}$",
+    ('root ::= logentry\n logentry ::= "[" datetime "] " level ": System.process - " message\n'
+     ' datetime ::= "2024-01-01T12:00:00Z"\n level ::= "INFO"\n message ::= "Operation " [a-z]+ " successfully"'):
+        r"^\[2024-01-01T12:00:00Z\] INFO: System\.process - Operation [a-z]+ successfully$",
+}
+
+
+@pytest.mark.parametrize("grammar", list(EBNF_CASES))
+def test_generate_ebnf_with_n_returns_a_list(twin, grammar):
+    r = generate(twin, text="Generate it:", sampling_params={"temperature": 0.5, "max_new_tokens": 128, "n": 3,
+                                                            "ebnf": grammar})
+    outs = r.json()
+    assert isinstance(outs, list) and len(outs) == 3
+    assert len({o["meta_info"]["id"] for o in outs}) == 3
+    # parallel sampling prefills the prompt once first: every sample finds it cached
+    assert all(o["meta_info"]["cached_tokens"] > 0 and o["meta_info"]["cached_tokens_details"] for o in outs)
+    for o in outs:
+        assert re.match(EBNF_CASES[grammar], o["text"]), o["text"]
+        assert o["meta_info"]["finish_reason"]["type"] == "stop"
+
+
+def test_generate_json_schema_like_sglangs_kit(twin):
+    schema = json.dumps({"type": "object", "properties": {"name": {"type": "string", "pattern": "^[\\w]+$"},
+                                                          "population": {"type": "integer"}},
+                         "required": ["name", "population"], "additionalProperties": False})
+    o = generate(twin, text="Introduce the capital of France in JSON.",
+                 sampling_params={"temperature": 0, "max_new_tokens": 128, "json_schema": schema}).json()
+    v = json.loads(o["text"])
+    assert re.fullmatch(r"\w+", v["name"]) and isinstance(v["population"], int)
+
+
+def test_generate_stream_n2_tags_each_output_with_its_index(twin):
+    r = generate(twin, text="Hello", stream=True, sampling_params={"max_new_tokens": 4, "n": 2, "ignore_eos": True})
+    evs = sse_json(r.text)
+    assert {e["index"] for e in evs} == {0, 1} and all(list(e)[-1] == "index" for e in evs)
+    last = {e["index"]: e for e in evs}
+    assert all(e["meta_info"]["completion_tokens"] == 4 for e in last.values())
+
+
+def test_bad_ebnf_is_refused(twin):
+    r = generate(twin, text="x", sampling_params={"max_new_tokens": 4, "ebnf": 'start ::= "x"'})
+    assert r.status_code == 400 and "root" in r.json()["error"]["message"]
