@@ -463,17 +463,30 @@ class CampaignRunner:
                 break
             await asyncio.sleep(0.02)
         path = Path(c.cell_dir) / J.SAMPLES_FILE
-        while True:
+        taken = 0
+
+        async def one() -> None:
+            nonlocal taken
             try:
-                text = await rt.admin.metrics_text()
-                d = metrics_sample(text)
+                d = metrics_sample(await rt.admin.metrics_text())
             except asyncio.CancelledError:
                 raise
             except Exception:
-                d = None
-            if d is not None:
-                await asyncio.to_thread(J.append_line, path, {"t": time.time(), **d})
-            await asyncio.sleep(self.sample_s)
+                return
+            await asyncio.to_thread(J.append_line, path, {"t": time.time(), **d})
+            taken += 1
+
+        try:
+            while True:
+                await one()
+                await asyncio.sleep(self.sample_s)
+        except asyncio.CancelledError:
+            if not taken:  # a cell shorter than one round trip still records one sample (its queue counters)
+                try:
+                    await asyncio.wait_for(one(), timeout=5)
+                except (asyncio.TimeoutError, asyncio.CancelledError):
+                    pass
+            raise
 
 
 def _rel(p: str | None, base: Path) -> str | None:
