@@ -103,6 +103,12 @@ def cmd_probe(args: argparse.Namespace, runtime_factory) -> int:
             if fit.draft_pass_ms is not None and fit.draft_pass_ci_ms is not None:
                 out.print(f"draft pass {fit.draft_pass_ms:.3f} ms, 95% CI [{fit.draft_pass_ci_ms[0]:.3f}, "
                           f"{fit.draft_pass_ci_ms[1]:.3f}]", highlight=False)
+            for name, g in (("verify", v), ("chain", c)):
+                if g is not None and g.launch_sd_ms:
+                    out.print(f"[dim]{name} legs scatter {g.launch_sd_ms:.3f} ms about the line beyond their requests' "
+                              f"noise (launch-to-launch variation, or a disturbed leg): in the CI above; the CI of the "
+                              f"requests alone is [{g.ci_requests_ms[0]:.3f}, {g.ci_requests_ms[1]:.3f}][/dim]"
+                              if g.ci_requests_ms else "", highlight=False)
             if res.why:
                 out.print(f"[yellow]{res.why}[/yellow]", highlight=False)
             tax = doc["tax"]

@@ -79,8 +79,11 @@ def test_probe_recovers_the_twins_verify_cost_and_the_forecast_uses_it(tmp_path)
           f"(the report's chain figure: 0.397 ms)")
     assert v["slope_ms"] == pytest.approx(v_true * factor, rel=0.15)
     assert c["slope_ms"] == pytest.approx(c_true * factor, rel=0.15)
-    assert 0 < v["ci_ms"][0] <= v["slope_ms"] <= v["ci_ms"][1]
-    assert 0 < c["ci_ms"][0] <= c["slope_ms"] <= c["ci_ms"][1]
+    # resolved on the requests' CI; the reported CI adds the legs' scatter about the line (a loaded machine
+    # disturbs whole legs of a time-scaled twin, so it can be wide here)
+    for g in (v, c):
+        assert 0 < g["ci_requests_ms"][0] <= g["slope_ms"] <= g["ci_requests_ms"][1]
+        assert g["ci_ms"][0] <= g["slope_ms"] <= g["ci_ms"][1]
     assert doc["tax"]["source"] == "probed" and doc["tax"]["ms"] == pytest.approx(c["slope_ms"])
     assert si is not None
     # a forecast from the session's anchor cell now uses the probed tax, and says so

@@ -101,6 +101,9 @@ class SlopeFit:
     """With three or more legs: the scatter of the legs' medians about the line beyond what their requests explain
     (each leg is its own launch: an estimate of launch-to-launch variation, n − 2 degrees of freedom). Its effect
     on the slope is in `ci_ms`; None with two legs, where nothing can estimate it."""
+    ci_requests_ms: tuple[float, float] | None = None
+    """The CI from the requests alone (no between-leg term): whether the slope is resolved is decided on it, since
+    a scatter estimate of one or two degrees of freedom is too rough to refuse a fit on."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,8 @@ class ProbeFit:
                 return None
             return SlopeFit(float(x["slope_ms"]), tuple(x["ci_ms"]), float(x["intercept_ms"]),  # type: ignore[arg-type]
                             tuple(int(w) for w in x["widths"]), tuple(float(m) for m in x["medians_ms"]),
-                            tuple(int(n) for n in x["n"]), x.get("launch_sd_ms"))
+                            tuple(int(n) for n in x["n"]), x.get("launch_sd_ms"),
+                            tuple(x["ci_requests_ms"]) if x.get("ci_requests_ms") else None)
         v, c = sf(d.get("verify")), sf(d.get("chain"))
         if v is None and c is None:
             raise ValueError("a probe fit with neither verify nor chain legs")
@@ -184,6 +188,7 @@ def _resolved(cells: Sequence[tuple[int, Sequence[float]]], what: str, rng: np.r
     if f is None:
         return None, None, why
     boots, meds = _boot_slopes(pts, rng, n_boot)
+    ci_req = tuple(float(q) for q in np.percentile(boots, [2.5, 97.5]))
     x = np.array([w for w, _ in pts], dtype=float)
     if len(pts) >= 3:  # between-leg scatter beyond the requests' own: launch-to-launch variation, into the CI
         resid = np.array(f.medians_ms) - (f.intercept_ms + f.slope_ms * x)
@@ -191,12 +196,12 @@ def _resolved(cells: Sequence[tuple[int, Sequence[float]]], what: str, rng: np.r
     if launch_sd:
         boots = boots + rng.normal(0.0, launch_sd / float(np.sum((x - x.mean()) ** 2)) ** 0.5, boots.size)
     f = replace(f, ci_ms=tuple(float(q) for q in np.percentile(boots, [2.5, 97.5])),  # type: ignore[arg-type]
-                launch_sd_ms=launch_sd)
+                launch_sd_ms=launch_sd, ci_requests_ms=ci_req)
     if f.slope_ms <= 0:
         return None, None, f"{what}: slope {f.slope_ms:+.3f} ms/token is not physical (a verified token cannot save time)"
-    if f.ci_ms[0] <= 0:
-        return None, None, (f"{what}: slope {f.slope_ms:+.3f} ms/token is not resolved (95% CI "
-                            f"[{f.ci_ms[0]:+.3f}, {f.ci_ms[1]:+.3f}] includes 0): more requests or wider widths")
+    if ci_req[0] <= 0:
+        return None, None, (f"{what}: slope {f.slope_ms:+.3f} ms/token is not resolved (95% CI of its requests "
+                            f"[{ci_req[0]:+.3f}, {ci_req[1]:+.3f}] includes 0): more requests or wider widths")
     return f, boots, ""
 
 
