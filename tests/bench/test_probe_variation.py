@@ -59,7 +59,7 @@ def test_probe_error_and_ci_coverage_across_launch_draws(tmp_path):
               f" {c:6.3f} [{cci[0]:.3f}, {cci[1]:.3f}] {ct:6.3f} {ec:+5.1f}%")
     print(f"CI covered the configured verify cost in {cover_v}/{len(rows)} runs, the chain cost in "
           f"{cover_c}/{len(rows)}; largest error {max(errs):.1f}%; {len(unresolved)} run(s) unresolved")
-    # A leg's launch draw (sd 1.25% of a ~9 ms step) moves its median by ~0.1 ms: over widths 3–11 that is ~10% of
-    # the 0.25 ms verify slope (1 sd), less of the 0.40 ms chain slope the forecast uses. Measured (6 nodes, ×10,
-    # n 8): verify errors −26%…+6%, chain −12%…+6%, the CIs covering the configured value in 10 of 12 fits.
+    # A leg's launch draw (sd 1.25% of a ~9 ms step) moves its median by ~0.1 ms: over widths 3–11 that was ~10% of
+    # the 0.25 ms verify slope (measured −26%…+6%); over the default 2–16 (6 nodes, ×10, n 8): verify −2.4%…+7.2%,
+    # chain −2.1%…+8.6%, all resolved, the CIs covering the configured value in 10 of 12 fits.
     assert len(unresolved) <= 1 and max(chain_errs) < 20 and cover_v + cover_c >= 8
