@@ -35,7 +35,7 @@ RUNNER = HERE / "runner.py"
 REAL = os.environ.get("SC_PEERS_REAL", "")
 #: the reference deployment's default arm (docs/reference-deployment.md), as its profile launches it
 PROFILE = "k26-eagle3-d6"
-KINDS = ("not-chat:", "model-bound:", "real-env:", "not-in-0.5.23:", "deferred:")
+KINDS = ("not-chat:", "model-bound:", "real-env:", "not-in-0.5.23:", "upstream-bug:", "deferred:")
 TARGETS = ["twin"] + (["real"] if REAL else [])
 
 

@@ -7,7 +7,7 @@ the pinned files (or, for files not materialized, in the pinned directory listin
 excluded ones carry a reason. Plain Python data: imported by the console's pytest and by runner.py (the real
 env's interpreter) alike.
 
-Reasons fall in five kinds, named at the start of each reason:
+Reasons fall in six kinds, named at the start of each reason:
 - `not-chat`: the test is about something other than serving a chat/completions model (embeddings, rerank,
   LoRA, vision, a reasoning-parser model, unit tests of SGLang's Python classes with no server).
 - `model-bound`: the assertion is a property of one specific model (its EOS id, what an 8B model writes),
@@ -16,6 +16,7 @@ Reasons fall in five kinds, named at the start of each reason:
   need a download), so there is no passing real baseline to hold the twin to.
 - `not-in-0.5.23`: the file is from a later SGLang and tests a feature 0.5.23 does not have (the pinned files are
   the newest the source index holds; MANIFEST.json's version_note).
+- `upstream-bug`: the pinned version of the test fails on a correct server by its own logic (shown on the real one).
 - `deferred`: applicable, but not yet materialized from SGLang's tree (listed so the gap is visible; the next
   step of issue #14 §4).
 A twin gap is never a reason: a selected test the twin fails stays selected and fails.
@@ -42,7 +43,6 @@ SELECTED: tuple[str, ...] = (
     "test_input_length_longer_than_context_length",
     "validation/test_request_length_validation.py::TestRequestLengthValidation::"
     "test_input_length_longer_than_maximum_allowed_length",
-    "validation/test_request_length_validation.py::TestRequestLengthValidation::test_max_tokens_validation",
     "validation/test_openai_server_ignore_eos.py::TestOpenAIServerIgnoreEOS::test_ignore_eos",
     "validation/test_matched_stop.py::TestMatchedStop::test_finish_stop_str",
     "validation/test_matched_stop.py::TestMatchedStop::test_finish_stop_regex_str",
@@ -52,7 +52,6 @@ SELECTED: tuple[str, ...] = (
     "features/test_cache_report.py::TestCacheReport::test_generate",
     "features/test_cache_report.py::TestCacheReport::test_cache_split_prefill_openai",
     "features/test_cache_report.py::TestCacheReport::test_cache_report_openai",
-    "features/test_cache_report.py::TestCacheReport::test_cache_salt_effectiveness",
 )
 
 _PREFILL = ("model-bound: asserts that the model, handed a product description and a prefilled '{', writes "
@@ -78,6 +77,15 @@ EXCLUDED: dict[str, str] = {
         "model-bound: asserts matched_stop == 128009 (Llama-3's <|eot_id|>) after a raw Llama-3 chat-markup "
         "prompt; SmolLM2's EOS is 2 and Kimi-K2.6's is another id",
     "validation/test_matched_stop.py::TestRegexPatternMaxLength": _UNIT,
+    "validation/test_request_length_validation.py::TestRequestLengthValidation::test_max_tokens_validation":
+        "not-in-0.5.23: expects the later wording 'Requested token count exceeds the model's maximum context'; "
+        "the real 0.5.23 server answers max_tokens=1200 at --context-length 1000 with 400 'max_completion_tokens "
+        "is too large: 1200.This model supports at most 1000 completion tokens.' (so does the twin)",
+    "features/test_cache_report.py::TestCacheReport::test_cache_salt_effectiveness":
+        "upstream-bug: its last assertion contradicts its own message ('Should have cache hit with same "
+        "cache_salt for salt2' asserts second == first cached_tokens); the real server hits (salt2: 0 then 36 "
+        "of 37 prompt tokens, as for salt1) and fails it. The cached_tokens == prompt_tokens - 1 rule it also "
+        "checks stays covered by test_cache_split_prefill_openai and test_cache_report_openai",
     "validation/test_request_body_validation.py":
         "not-in-0.5.23: launches with --max-payload-size 1024, a flag SGLang 0.5.23 does not have (no "
         "max_payload_size in its server_args.py or http_server.py): the real 0.5.23 server exits 2 on it, "
