@@ -20,8 +20,9 @@ def observed(pair) -> dict[str, list[str]]:
         mr = c.get(real + "/v1/models").json()["data"][0]["id"]
         mt = c.get(twin + "/v1/models").json()["data"][0]["id"]
     for p in PROBES:
-        # each probe on fresh connections: a server may close a keep-alive connection after a malformed body (the
-        # real one does after an empty body), and what the probe compares is the answer, not connection reuse
+        # each probe on fresh connections, so one probe's transport trouble (a reset seen once under load on the
+        # shared real server) cannot turn every later probe into an error; keep-alive reuse after malformed bodies
+        # (known 4) has its own test below
         try:
             with httpx.Client(timeout=120) as c:
                 got_real = send(c, real, mr, p)
@@ -47,3 +48,14 @@ def test_allowlist_still_observed(observed):
 
 def test_allowlist_has_reasons():
     assert all(isinstance(r, str) and len(r) > 10 for r in ALLOWED.values())
+
+
+@pytest.mark.parametrize("raw", [b"", b'{"messages": [], }', b"{bad", b"x" * 10], ids=["empty", "trailing_comma",
+                                                                                   "bad_json", "not_json"])
+def test_keepalive_after_malformed_body(pair, raw):
+    """Known 4's second half: after a refused body, the next request on the same keep-alive connection is served."""
+    for base in pair:
+        with httpx.Client(timeout=60) as c:
+            first = c.post(base + "/v1/chat/completions", content=raw, headers={"content-type": "application/json"})
+            assert first.status_code == 400, (base, first.status_code)
+            assert c.get(base + "/v1/models").status_code == 200, base
