@@ -5,14 +5,11 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Button, Static
 
 from console.core.launch.flips import UNSET, Flip, argv_diff, profile_diff_text
 from console.core.measure.forecast import Forecast
+from console.ui.widgets.confirm import ConfirmScreen
 
 TITLES = {"depth+": "draft depth +1", "depth-": "draft depth −1", "family": "next drafter family",
           "kv": "next KV-cache dtype"}
@@ -57,34 +54,17 @@ def flip_body(flip: Flip, fc: Forecast | None, fc_note: str, last_startup_s: flo
     return t
 
 
-class FlipScreen(ModalScreen[bool]):
-    BINDINGS = [Binding("escape", "cancel", "cancel"), Binding("n", "cancel", "cancel", show=False),
-                Binding("y", "confirm", "relaunch"), Binding("enter", "confirm", "relaunch", show=False)]
-    DEFAULT_CSS = """
-    FlipScreen { align: center middle; }
-    FlipScreen > Vertical { width: 96; max-width: 95%; height: auto; border: round $warning; background: $surface;
-                            padding: 0 1; }
-    FlipScreen #buttons { height: 1; align-horizontal: right; margin-top: 1; }
-    FlipScreen Button { margin-left: 2; }
-    """
+class FlipScreen(ConfirmScreen):
+    VERB = "relaunch"
+    BINDINGS = [Binding("y", "confirm", "relaunch"), Binding("enter", "confirm", "relaunch", show=False)]
+    WIDTH = 96
 
     def __init__(self, flip: Flip, fc: Forecast | None, fc_note: str, last_startup_s: float | None) -> None:
         super().__init__()
         self.flip, self.fc, self.fc_note, self.last_startup_s = flip, fc, fc_note, last_startup_s
 
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(f"[b]{TITLES.get(self.flip.kind, self.flip.kind)}[/b]  {self.flip.summary()}")
-            yield Static(flip_body(self.flip, self.fc, self.fc_note, self.last_startup_s))
-            with Horizontal(id="buttons"):
-                yield Button("cancel (esc)", id="cancel", compact=True)
-                yield Button("relaunch (y)", variant="warning", id="confirm", compact=True)
+    def heading(self) -> str:
+        return f"[b]{TITLES.get(self.flip.kind, self.flip.kind)}[/b]  {self.flip.summary()}"
 
-    def action_confirm(self) -> None:
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        self.dismiss(False)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "confirm")
+    def details(self) -> Table:
+        return flip_body(self.flip, self.fc, self.fc_note, self.last_startup_s)

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Button, Static
 
 from console.core.run.probe import ProbePlan
+from console.ui.widgets.confirm import ConfirmScreen
 
 
 def probe_body(plan: ProbePlan, last_startup_s: float | None) -> Group:
@@ -31,34 +28,17 @@ def probe_body(plan: ProbePlan, last_startup_s: float | None) -> Group:
     return Group(*lines)
 
 
-class ProbeScreen(ModalScreen[bool]):
-    BINDINGS = [Binding("escape", "cancel", "cancel"), Binding("n", "cancel", "cancel", show=False),
-                Binding("y", "confirm", "run the probe"), Binding("enter", "confirm", "run", show=False)]
-    DEFAULT_CSS = """
-    ProbeScreen { align: center middle; }
-    ProbeScreen > Vertical { width: 100; max-width: 95%; height: auto; border: round $warning; background: $surface;
-                             padding: 0 1; }
-    ProbeScreen #buttons { height: 1; align-horizontal: right; margin-top: 1; }
-    ProbeScreen Button { margin-left: 2; }
-    """
+class ProbeScreen(ConfirmScreen):
+    VERB = "run the probe"
+    BINDINGS = [Binding("y", "confirm", "run the probe"), Binding("enter", "confirm", "run", show=False)]
+    WIDTH = 100
 
     def __init__(self, plan: ProbePlan, last_startup_s: float | None) -> None:
         super().__init__()
         self.plan, self.last_startup_s = plan, last_startup_s
 
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(f"[b]verify-tax probe[/b]  {self.plan.base.name}: {self.plan.base.arm.label()}")
-            yield Static(probe_body(self.plan, self.last_startup_s))
-            with Horizontal(id="buttons"):
-                yield Button("cancel (esc)", id="cancel", compact=True)
-                yield Button("run the probe (y)", variant="warning", id="confirm", compact=True)
+    def heading(self) -> str:
+        return f"[b]verify-tax probe[/b]  {self.plan.base.name}: {self.plan.base.arm.label()}"
 
-    def action_confirm(self) -> None:
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        self.dismiss(False)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "confirm")
+    def details(self) -> Group:
+        return probe_body(self.plan, self.last_startup_s)
