@@ -20,3 +20,8 @@ def one_line(text: str, limit: int = 200) -> str:
     """Whitespace (line breaks included) collapsed to single spaces, cut at `limit` with an ellipsis."""
     line = " ".join(str(text).strip().split())
     return line[:limit] + ("…" if len(line) > limit else "")
+
+
+def num(v: object, spec: str = ".1f", unit: str = "") -> str:
+    """A figure as text: '—' when there is none, else `format(v, spec)` and its unit."""
+    return "—" if v is None else f"{v:{spec}}{unit}"

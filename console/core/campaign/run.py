@@ -30,7 +30,7 @@ from console.core.fmt import utc_iso, utc_stamp
 from console.core.launch.ports import free_port
 from console.core.launch.process import EngineLost
 from console.core.launch.profile import load_profile, profile_to_toml
-from console.core.sessions.store import SESSION_SCHEMA, node_fingerprint, slugify, write_json
+from console.core.sessions.store import SESSION_SCHEMA, new_folder, node_fingerprint, slugify, write_json
 
 
 @dataclass(frozen=True)
@@ -110,15 +110,7 @@ class SweepProgress:
 
 def create_campaign(plan: Plan, root: Path, *, sim: bool, time_scale: float | None, sim_args: list[str]) -> Path:
     """The campaign's folder with its once-written record (campaign.json, plan.toml, arms/*.toml)."""
-    root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
-    base = f"{utc_stamp()}-campaign-{slugify(plan.name)}"
-    d = root / base
-    i = 1
-    while d.exists():
-        i += 1
-        d = root / f"{base}-{i}"
-    d.mkdir()
+    d = new_folder(Path(root), f"{utc_stamp()}-campaign-{slugify(plan.name)}")
     (d / "arms").mkdir()
     (d / "plan.toml").write_text(plan.text)
     for a in plan.arms:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from console import __version__
+from console.core.fmt import num as _n
 from console.core.fmt import utc_iso
 from console.core.measure import stats
 from console.core.measure.pairs import PairStats, speeds
@@ -23,7 +24,7 @@ from console.core.redaction import redact_argv, redact_mapping
 from console.core.report import plot as P
 from console.core.sessions.browse import arm_of, cell_forecast
 from console.core.sessions.pairs import compute, pair_files, pair_time_scale
-from console.core.sessions.report import cell_report, time_scale_note
+from console.core.sessions.report import cell_figure_rows, cell_report, time_scale_note
 from console.core.sessions.store import iter_cells, load_rows, read_json
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -80,10 +81,6 @@ def _figure_html(f: Figure, n: int) -> str:
     return (f'<figure class="fig" id="fig-{escape(f.slug)}"><h3>Figure {n}. {escape(f.title)}</h3>'
             f'<div class="plotbox">{f.scene.to_svg(plot_id="plot-" + f.slug)}</div>'
             f"<figcaption>Quantity: {qs}.<br>Rows: {rows}.{note}</figcaption></figure>")
-
-
-def _n(v: Any, spec: str = ".1f", unit: str = "") -> str:
-    return "—" if v is None else f"{v:{spec}}{unit}"
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[Any]], cls: str = "") -> str:
@@ -368,23 +365,12 @@ def _cell_sections(rep: Report, base: Path, cells: list[tuple[Path, dict[str, An
 
 
 def _cell_detail(r: dict[str, Any]) -> str:
-    rows = [
-        ("requests: n / ok / in statistic / errors", f"{r['n']} / {r['n_ok']} / {r['n_included']} / {r['n_errors']}"),
-        ("median tok/s (interpolated)", _n(r["median_tok_s"])),
-        ("p10 / p90 tok/s", f"{_n(r['p10_tok_s'])} / {_n(r['p90_tok_s'])}"),
-        ("mean tok/s", _n(r["mean_tok_s"])),
-        ("TTFT median / p90", f"{_n(r['ttft_median_s'], '.3f', ' s')} / {_n(r['ttft_p90_s'], '.3f', ' s')}"),
-        ("E2E median", _n(r["e2e_median_s"], ".2f", " s")),
-        ("TPOT median", _n(r["tpot_median_ms"], ".2f", " ms")),
-        ("τ (pooled histograms)", _n(r["tau"], ".2f")),
+    rows = cell_figure_rows(r)
+    at = next(i for i, (name, _) in enumerate(rows) if name.startswith("τ")) + 1
+    rows[at:at] = [
         ("p_i per draft position", " ".join(f"{x:.3f}" for x in r["per_position_acceptance"] or []) or "—"),
-        ("conditional p_i / p_(i−1)", " ".join(_n(x, ".3f") for x in r["conditional_acceptance"] or []) or "—"),
-        ("Σ p_i / K · server accept rate", f"{_n(r['accept_rate_check'], '.3f')} · {_n(r['server_accept_rate'], '.3f')}"),
-        ("implied step (τ / tok/s)", _n(r["implied_step_ms"], ".2f", " ms")),
-        ("KV capacity", f"{_n(r['kv_capacity_tokens'], ',', ' tokens')} ({r.get('kv_cache_dtype') or '—'})"),
-        ("$/M output tokens", _n(r["usd_per_m_tokens"], ".2f")),
-        ("excluded (flags)", ", ".join(r["excluded"]) or "none"),
-    ]
+        ("conditional p_i / p_(i−1)", " ".join(_n(x, ".3f") for x in r["conditional_acceptance"] or []) or "—")]
+    rows.append(("excluded (flags)", ", ".join(r["excluded"]) or "none"))
     rows += [("error", e) for e in r["errors"]]  # the first five, as the markdown report lists them
     return _table(["figure", "value"], rows, "kv")
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from console.core.fmt import utc_iso
-from console.core.launch.profile import Drafter, Profile
+from console.core.launch.profile import Profile
 from console.core.measure import stats
 from console.core.measure.forecast import ProbeFit, probe_fit
 from console.core.measure.records import RequestRecord

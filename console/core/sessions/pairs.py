@@ -7,11 +7,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from console.core.fmt import num as _n
+from console.core.fmt import utc_iso
 from console.core.measure.pairs import PairStats, pair_stats, speeds
 from console.core.measure.plots import histogram_lines, position_bars
 from console.core.sessions.report import time_scale_note
 from console.core.sessions.store import load_rows, read_json, write_json
-from console.core.fmt import utc_iso
 
 PAIR_SCHEMA = 1
 
@@ -119,8 +120,6 @@ def pair_time_scale(doc: dict[str, Any], base: Path) -> float | None:
     return scales.pop() if len(scales) == 1 else None
 
 
-def _n(v, spec=".1f", unit="") -> str:
-    return "—" if v is None else f"{v:{spec}}{unit}"
 
 
 def report_markdown(doc: dict[str, Any], ps: PairStats, cmp: dict | None, base: Path) -> str:

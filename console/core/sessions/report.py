@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from console.core.fmt import num as _n
 from console.core.measure import stats
 from console.core.sessions.store import iter_cells, load_rows, read_json
 
@@ -59,6 +60,26 @@ def cell_report(cell_dir: Path) -> dict[str, Any]:
         "errors": [r.error for r in rows if r.error and not r.warmup][:5],
         "rows_path": str(cell_dir / "rows.jsonl"),
     }
+
+
+def cell_figure_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """A cell's figures as (name, value) rows, from `cell_report`'s dict: the table of the markdown report, the
+    sessions browser and the HTML page."""
+    return [
+        ("requests: n / ok / in statistic / errors", f"{r['n']} / {r['n_ok']} / {r['n_included']} / {r['n_errors']}"),
+        ("median tok/s (interpolated)", _n(r["median_tok_s"])),
+        ("p10 / p90 tok/s", f"{_n(r['p10_tok_s'])} / {_n(r['p90_tok_s'])}"),
+        ("mean tok/s", _n(r["mean_tok_s"])),
+        ("TTFT median / p90", f"{_n(r['ttft_median_s'], '.3f', ' s')} / {_n(r['ttft_p90_s'], '.3f', ' s')}"),
+        ("E2E median", _n(r["e2e_median_s"], ".2f", " s")),
+        ("TPOT median", _n(r["tpot_median_ms"], ".2f", " ms")),
+        ("τ (pooled histograms)", _n(r["tau"], ".2f")),
+        ("Σ p_i / K · server accept rate",
+         f"{_n(r['accept_rate_check'], '.3f')} · {_n(r['server_accept_rate'], '.3f')}"),
+        ("implied step (τ / tok/s)", _n(r["implied_step_ms"], ".2f", " ms")),
+        ("KV capacity", f"{_n(r['kv_capacity_tokens'], ',', ' tokens')} ({r.get('kv_cache_dtype') or '—'})"),
+        ("$/M output tokens", _n(r["usd_per_m_tokens"], ".2f")),
+    ]
 
 
 def time_scale_note(scale: float | None, medians: dict[str, float | None] | None = None) -> str | None:

@@ -157,6 +157,19 @@ def _manifest_time_scale(cell_dir: Path) -> float:
     return float(ts) if isinstance(ts, (int, float)) and ts > 0 else 1.0
 
 
+def new_folder(root: Path, base: str) -> Path:
+    """A new folder `root/base` (or `base-2`, `base-3`, … when that exists): recorded folders are never reused."""
+    root.mkdir(parents=True, exist_ok=True)
+    d, i = root / base, 1
+    while True:
+        try:
+            d.mkdir()
+            return d
+        except FileExistsError:
+            i += 1
+            d = root / f"{base}-{i}"
+
+
 class Session:
     def __init__(self, dir: Path) -> None:
         self.dir = Path(dir)
@@ -167,14 +180,7 @@ class Session:
 
     @classmethod
     def create(cls, root: Path, slug: str, fingerprint: dict[str, Any]) -> "Session":
-        root.mkdir(parents=True, exist_ok=True)
-        base = f"{utc_stamp()}-{slugify(slug)}"
-        d = root / base
-        i = 1
-        while d.exists():
-            i += 1
-            d = root / f"{base}-{i}"
-        d.mkdir()
+        d = new_folder(root, f"{utc_stamp()}-{slugify(slug)}")
         s = cls(d)
         write_json(s.meta_path, {"schema": SESSION_SCHEMA, "created_utc": utc_stamp(), "slug": slug,
                                  "node": fingerprint, "arms": []})

@@ -16,6 +16,7 @@ from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from console.core.fmt import num as _n
 from console.core.launch import flips
 from console.core.launch.profile import Profile, list_profiles
 from console.core.run.cell import CellProtocol
@@ -39,8 +40,6 @@ class PairState:
     error: str | None = None
 
 
-def _n(v, spec=".1f", unit="") -> str:
-    return "—" if v is None else f"{v:{spec}}{unit}"
 
 
 def result_card(res: PairResult) -> Group:

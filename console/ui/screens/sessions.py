@@ -32,21 +32,29 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Markdown, Static
 
+from console.core.fmt import num as _n
 from console.core.measure.pairs import PairStats, speeds
 from console.core.measure.plots import histogram_lines, position_bars
+from console.core.sessions.browse import (
+    CellEntry,
+    PairEntry,
+    SessionSummary,
+    ago,
+    compare_cells,
+    comparison_caveats,
+    list_sessions,
+    local_time,
+    pair_missing_legs,
+    read_cell,
+    report_path_of,
+    utc_now,
+)
 from console.core.sessions.pairs import recompute_pair, report_markdown
-from console.core.sessions.browse import (CellEntry, PairEntry, SessionSummary, ago, compare_cells,
-                                          comparison_caveats, list_sessions, local_time, pair_missing_legs,
-                                          read_cell, report_path_of, utc_now)
-from console.core.sessions.report import cell_report
+from console.core.sessions.report import cell_figure_rows, cell_report
 from console.core.sessions.store import load_rows
 from console.ui.widgets.footer import ConsoleFooter
 
 Now = Callable[[], datetime]
-
-
-def _n(v: float | int | None, spec: str = ".1f", unit: str = "") -> str:
-    return "—" if v is None else f"{v:{spec}}{unit}"
 
 
 def _clip(s: str, width: int) -> str:
@@ -92,21 +100,7 @@ def cell_markdown(cell_dir: Path, tz=None) -> str:
               f"{proto.get('n', '—')} · max tokens {proto.get('max_tokens', '—')} · temperature "
               f"{proto.get('temperature', '—')} · concurrency {proto.get('concurrency', '—')} · "
               f"{proto.get('endpoint', 'chat')}", ""]
-    rows = [
-        ("requests: n / ok / in statistic / errors", f"{r['n']} / {r['n_ok']} / {r['n_included']} / {r['n_errors']}"),
-        ("median tok/s (interpolated)", _n(r["median_tok_s"])),
-        ("p10 / p90 tok/s", f"{_n(r['p10_tok_s'])} / {_n(r['p90_tok_s'])}"),
-        ("mean tok/s", _n(r["mean_tok_s"])),
-        ("TTFT median / p90", f"{_n(r['ttft_median_s'], '.3f', ' s')} / {_n(r['ttft_p90_s'], '.3f', ' s')}"),
-        ("E2E median", _n(r["e2e_median_s"], ".2f", " s")),
-        ("TPOT median", _n(r["tpot_median_ms"], ".2f", " ms")),
-        ("τ (pooled histograms)", _n(r["tau"], ".2f")),
-        ("Σ p_i / K · server accept rate",
-         f"{_n(r['accept_rate_check'], '.3f')} · {_n(r['server_accept_rate'], '.3f')}"),
-        ("implied step (τ / tok/s)", _n(r["implied_step_ms"], ".2f", " ms")),
-        ("KV capacity", f"{_n(r['kv_capacity_tokens'], ',', ' tokens')} ({r.get('kv_cache_dtype') or '—'})"),
-        ("$/M output tokens", _n(r["usd_per_m_tokens"], ".2f")),
-    ]
+    rows = cell_figure_rows(r)
     lines += ["| figure | value |", "|---|---|"] + [f"| {a} | {b} |" for a, b in rows]
     if r["excluded"]:
         lines += ["", f"Excluded from the statistic (flags): {', '.join(r['excluded'])}"]
