@@ -120,7 +120,7 @@ def test_campaign_page_from_the_documented_schema(tmp_path):
     for r in a["routing"]:  # the decisions as the analysis wrote them, Δ and CI as it computed them
         assert f"<b>{r['decision']}</b>" in unescape(text)
         assert f"{r['delta_pct']:+.1f}%" in text and f"[{r['ci95_pct'][0]:+.1f}, {r['ci95_pct'][1]:+.1f}]" in text
-    assert "no difference resolved (leader k26-eagle3-d6)" in text
+    assert "route to (Δ% of the 1st over the 2nd, 95% CI)" in text  # the verdict column: one sentence per row
     routing = next(f for f in rep.figures if f.slug == "routing")
     assert "k26-eagle3-d6 vs k26-nospec: no difference resolved" in [p.a.get("s") for p in routing.scene.prims]
     agg = next(f for f in rep.figures if f.slug == "curve-tool-aggregate")

@@ -67,10 +67,9 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
     for i, r in enumerate(a.get("routing") or []):
         arms = "; ".join(f"{_arm_key(x['arm'], x['node'], multi)} {_n(x['median_tok_s'])} (n {x['n']}, τ "
                          f"{_n(x['tau'], '.2f')}, ${_n(x['usd_per_m_tokens'], '.2f')}/M)" for x in r.get("arms") or [])
-        call = r.get("winner") or (f"no difference resolved (leader {r['leader']})" if r.get("leader") else "—")
-        rows.append((r["prompt_set"], r["concurrency"], _Wrap(escape(call)), _pct(r.get("delta_pct")),
-                     _ci(r.get("ci95_pct")), {True: "same node", False: "across nodes", None: "—"}[r.get("controlled")],
-                     _Wrap(f"<b>{escape(r['decision'])}</b>"), _Wrap(escape(arms))))
+        call = r.get("decision") or r.get("winner") or "—"  # the verdict, its Δ and CI, in one sentence
+        rows.append((r["prompt_set"], r["concurrency"], _Wrap(f"<b>{escape(call)}</b>"),
+                     {True: "same node", False: "across nodes", None: "—"}[r.get("controlled")], _Wrap(escape(arms))))
         fig_rows += [rel(x["cell_dir"]) for x in (r.get("arms") or [])[:2]]
         if r.get("runner_up"):
             note = ("resolved" if r.get("resolved") else "no difference resolved") if r.get("controlled") else \
@@ -80,8 +79,8 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
                                   (r.get("ci95_pct") or [None, None])[0], (r.get("ci95_pct") or [None, None])[1],
                                   "#2a9d5c" if r.get("resolved") and r.get("controlled") else "#e0901b",
                                   f"{lead} vs {r['runner_up']}: {note}"))
-    rep.sections.append(_table(["prompt set", "concurrency", "route to", "Δ% (1st vs 2nd)", "95% CI", "evidence",
-                                "decision", "arms, best first: median tok/s"], rows))
+    rep.sections.append(_table(["prompt set", "concurrency", "route to (Δ% of the 1st over the 2nd, 95% CI)",
+                                "evidence", "arms, best first: median tok/s"], rows))
     if ivs:
         title = "Routing: Δ of the leader over the runner-up per prompt set and concurrency, 95% CI"
         rep.sections.append(rep.add(Figure(
