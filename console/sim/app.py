@@ -23,6 +23,7 @@ from .validate import (CHAT, COMPLETIONS, GENERATE, ContractRefusal, Endpoint, S
                        chat_stream_abort, check_completion, check_generate_body, generate_stream_refusal, read_body)
 from .responses import _error
 from .runtime import RequestHandle, TraceRecord
+from .score import SCORE, score
 from .wire import VERSION
 from .server import FLUSH_OK, PROMETHEUS_CONTENT_TYPE, SimServer
 
@@ -198,6 +199,16 @@ def create_app(server: SimServer) -> FastAPI:
             return server.stream_response(server.completion_stream(reqs, handles, recs, body), recs[0])
         res = await server.completion_response(reqs, handles, recs, body, request)
         return res if isinstance(res, Response) else JSONResponse(res)
+
+    @app.post("/v1/score")
+    async def v1_score(request: Request) -> Response:
+        try:
+            body = await _json_body(request, SCORE)
+            return JSONResponse(score(body, vocab_size=server.dep.model.vocab_size, seed=server.cfg.sim.seed))
+        except WireRefusal as e:
+            return e.response()
+        except ValueError as e:
+            return _error(str(e))
 
     @app.api_route("/generate", methods=["POST", "PUT"])
     async def generate(request: Request) -> Response:

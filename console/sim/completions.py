@@ -8,8 +8,9 @@ chunks keep `"usage": null`), then a usage chunk without its null details when a
 or --stream-response-default-include-usage), then `[DONE]`. Not streamed: one body with every choice, usage
 counting each prompt's tokens once, and the first request's weight-version metadata.
 
-`echo` prepends a text prompt to its choice's text (the twin has no tokenizer to decode token-id prompts: they
-echo nothing); prompt logprobs (echo with logprobs) are not modelled. `logprobs: N` gives the legacy LogProbs
+`echo` prepends the choice's prompt to its text: a text prompt as given, a token-id prompt decoded with the
+vocabulary the twin counts tokens with (o200k_base, tokens.decode_ids; SGLang: tokenizer.decode(ids,
+skip_special_tokens=True)); prompt logprobs (echo with logprobs) are not modelled. `logprobs: N` gives the legacy LogProbs
 object with the top N alternatives per token (console/sim/logprobs.py).
 """
 
@@ -23,6 +24,7 @@ from typing import Any, AsyncIterator, Sequence
 from .engine import SimRequest
 from .logprobs import completion_logprobs
 from .runtime import RequestHandle, TraceRecord
+from .tokens import decode_ids
 from .shaping import _error, disconnected_message, merged, refused, stream_flags
 from . import wire
 
@@ -97,8 +99,8 @@ class CompletionShaping:
         if not body.get("echo"):
             return ""
         prompts = prompts_of(body)
-        text, _ = prompts[min(index // max(1, n), len(prompts) - 1)]
-        return text or ""
+        text, ids = prompts[min(index // max(1, n), len(prompts) - 1)]
+        return text if text is not None else decode_ids(ids or [])
 
     def completion_stream(self, reqs: Sequence[SimRequest], handles: Sequence[RequestHandle],
                           recs: Sequence[TraceRecord], body: dict[str, Any]) -> AsyncIterator[str]:

@@ -164,3 +164,22 @@ def messages_text(messages: Iterable[dict[str, Any]]) -> str:
         if m.get("tool_calls"):
             out.append(json.dumps(m["tool_calls"]))
     return "\n".join(out)
+
+
+def decode_ids(ids: Iterable[int]) -> str:
+    """Token ids back to text with the vocabulary `count_tokens` counts with (o200k_base), as SGLang's
+    `tokenizer.decode(ids, skip_special_tokens=True)` does for an echoed token-id prompt: ids that are no text
+    token (special or out of range) are skipped; bytes that are no whole UTF-8 character are replaced. "" without
+    the vocabulary."""
+    enc = _o200k()
+    if enc is None:
+        return ""
+    out = bytearray()
+    for t in ids:
+        try:
+            if enc.is_special_token(t):
+                continue
+            out += enc.decode_single_token_bytes(t)
+        except Exception:  # not a token of the vocabulary: skipped
+            continue
+    return out.decode("utf-8", errors="replace")
