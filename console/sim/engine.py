@@ -63,6 +63,7 @@ class SimRequest:
     prompt_hash: int = 0
     prefix_keys: list[tuple[int, int]] = field(default_factory=list)  #: (hash, tokens) prefixes, ascending
     stream: bool = True
+    instruction_tokens: int | None = None  #: a chat request's last user message, in tokens (lengths.py)
     has_image: bool = False  #: multimodal prompt: its prefill runs eagerly (no prefill CUDA graph)
     log_metrics: bool = True  #: False for health checks: no metrics, no request counter
     has_grammar: bool = False  #: constrained output (json_schema / regex / ebnf / structural tag): num_so_requests
@@ -335,7 +336,7 @@ class Engine:
         req.accept_rng = random.Random(f"accept:{launch_key}")
         req.words = TextStream(key, req.domain)
         if self.lengths_on and not req.ignore_eos:
-            req.natural_len = natural_length(self.dep.lengths, req.domain, key)
+            req.natural_len = natural_length(self.dep.lengths, req.domain, key, req.instruction_tokens)
         if req.words_factory is not None:
             req.words = req.words_factory(key, req.words)
         req.eos_id = self.dep.model.eos_token_id

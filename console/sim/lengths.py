@@ -7,6 +7,13 @@ the request's text (`--sim-seed` and the request index; greedy requests by their
 same token. max_new_tokens and the context limit still cap it (finish "length"); when the natural length comes
 first the request ends with the EOS token (finish "stop", matched = the EOS id), as a real model stops.
 `--sim-lengths off` turns the model off (outputs run to max_new_tokens unless --sim-eos-rate draws an EOS).
+
+The length also follows the instruction: a chat request whose last user message is short (`instruction_tokens`
+below SHORT_INSTRUCTION_TOKENS, e.g. "Count from 1 to 20.") gets a short answer, as a real instruct model gives
+one (SGLang's test_ignore_eos: 0.5.23 stops after ~147 tokens there). Its median is scaled by
+sqrt(instruction_tokens / SHORT_INSTRUCTION_TOKENS) and the draw is capped at SHORT_CAP_BASE +
+SHORT_CAP_PER_TOKEN x instruction_tokens (8 tokens: at most 160). Requests without an instruction (/generate,
+/v1/completions, the calibration's engine requests) keep the domain's distribution unchanged.
 """
 
 from __future__ import annotations
@@ -35,10 +42,25 @@ class LengthSpec:
         return self.median_tokens * math.exp(self.log_sd * NormalDist().inv_cdf(q))
 
 
-def natural_length(specs: dict[str, LengthSpec], domain: str, key: str) -> int | None:
+#: a last user message shorter than this many tokens asks for a short answer (see the module docstring)
+SHORT_INSTRUCTION_TOKENS = 64
+SHORT_CAP_BASE = 32
+SHORT_CAP_PER_TOKEN = 16
+
+
+def natural_length(specs: dict[str, LengthSpec], domain: str, key: str,
+                   instruction_tokens: int | None = None) -> int | None:
     """The natural completion length (EOS included) of the request seeded by `key`, None without a model for
-    `domain` (then it runs to max_new_tokens)."""
+    `domain` (then it runs to max_new_tokens). `instruction_tokens`: tokens of a chat request's last user
+    message (None: no instruction, the domain's distribution as is)."""
     spec = specs.get(domain) or specs.get("chat")
     if spec is None:
         return None
-    return spec.draw(random.Random(f"length:{key}"))
+    rng = random.Random(f"length:{key}")
+    if instruction_tokens is None or instruction_tokens >= SHORT_INSTRUCTION_TOKENS:
+        return spec.draw(rng)
+    t = max(1, instruction_tokens)
+    cap = min(spec.max_tokens, SHORT_CAP_BASE + SHORT_CAP_PER_TOKEN * t)
+    short = LengthSpec(median_tokens=spec.median_tokens * math.sqrt(t / SHORT_INSTRUCTION_TOKENS),
+                       log_sd=spec.log_sd, min_tokens=min(spec.min_tokens, cap), max_tokens=max(cap, spec.min_tokens))
+    return short.draw(rng)

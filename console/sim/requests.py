@@ -6,11 +6,12 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from functools import lru_cache
 from typing import Any
 
 from .domain import detect_domain
 from .engine import SimRequest
-from .tokens import chat_prompt_tokens, count_tokens, messages_text
+from .tokens import _PIECE, chat_prompt_tokens, count_tokens, estimate_tokens, messages_text
 from .validate import RequestError, chat_sampling_params, check_chat, verify_sampling
 
 __all__ = ["RequestError", "RequestParsing"]
@@ -28,6 +29,45 @@ def _has_image(messages: list[dict[str, Any]]) -> bool:
     return any(isinstance(m.get("content"), list) and any(
         isinstance(p, dict) and p.get("type") in ("image_url", "image", "input_image") for p in m["content"])
         for m in messages)
+
+
+#: at most this many prefix keys per message's content; a text longer than _PIECEWISE_CHARS gets them at spaces
+#: evenly spaced through it, tokens in proportion to characters (cheap: a 10k-token prompt costs ~1 ms)
+_MAX_CONTENT_KEYS = 256
+_PIECEWISE_CHARS = 2048
+
+
+@lru_cache(maxsize=256)
+def _content_keys(seed: int, content: str, start: int) -> tuple[tuple[int, int], ...]:
+    """Keys for the prefixes of a message's text that end at a pre-tokenizer piece boundary (tokens.py's o200k-like
+    pieces): a prompt that shares the start of a message with a cached one hits that much, not just whole messages.
+    Token counts per piece are the estimate, scaled so the full content counts as count_tokens does. Cached: chat
+    clients resend the same system prompt and history every turn."""
+    exact = count_tokens(content)
+    h = hashlib.blake2b(digest_size=8)
+    h.update(str(seed).encode())
+    keys: list[tuple[int, int]] = []
+    if len(content) > _PIECEWISE_CHARS:
+        n, prev = len(content), 0
+        for k in range(1, _MAX_CONTENT_KEYS):
+            pos = content.rfind(" ", prev + 1, k * n // _MAX_CONTENT_KEYS + 1)
+            if pos <= prev:
+                continue
+            h.update(content[prev:pos].encode("utf-8", "surrogatepass"))
+            prev = pos
+            keys.append((int.from_bytes(h.copy().digest(), "big"), start + min(exact, round(exact * pos / n))))
+        return tuple(keys)
+    pieces = [mt.group(0) for mt in _PIECE.finditer(content)]
+    if len(pieces) < 2:
+        return ()
+    est = [estimate_tokens(p) for p in pieces]
+    total_est, cum = sum(est) or 1, 0
+    for i, (p, e) in enumerate(zip(pieces, est)):
+        h.update(p.encode("utf-8", "surrogatepass"))
+        cum += e
+        if i + 1 < len(pieces):
+            keys.append((int.from_bytes(h.copy().digest(), "big"), start + min(exact, round(cum * exact / total_est))))
+    return tuple(keys)
 
 
 class RequestParsing:
@@ -57,15 +97,31 @@ class RequestParsing:
         m = self.dep.model
         tool_tokens = chat_prompt_tokens([], tools, per_message=0, generation_prompt=0,
                                          per_tool=m.chat_tokens_per_tool, tokens_per_image=0)
-        # One prefix-cache key per message: (hash of tools + messages so far, template tokens so far).
+        # Prefix-cache keys (hash, template tokens so far), as SGLang's radix cache matches token prefixes: per
+        # message its role header, its text content piece by piece (_content_keys), the whole message; last the
+        # whole prompt with the generation prompt, so a repeated prompt matches all of it (the engine keeps the
+        # last token out of the hit: cached = prompt - 1, as 0.5.23 reports).
         keys: list[tuple[int, int]] = []
         h, toks = str(_hash("tools", json.dumps(tools, sort_keys=True))), tool_tokens
         for msg in messages:
+            role = str(msg.get("role", ""))
+            head = max(0, m.chat_tokens_per_message - 1) + count_tokens(role)
+            if head:
+                keys.append((_hash(h, "head", role), toks + head))
+            content = msg.get("content")
+            if isinstance(content, str) and content:
+                keys.extend(_content_keys(_hash(h, "head", role), content, toks + head))
             h = str(_hash(h, json.dumps(msg, sort_keys=True, ensure_ascii=False)))
             toks += chat_prompt_tokens([msg], None, per_message=m.chat_tokens_per_message, generation_prompt=0,
                                        per_tool=0, tokens_per_image=m.image_tokens_per_image)
             keys.append((int(h), toks))
         prompt = toks + m.chat_tokens_generation_prompt
+        keys.append((_hash(h, "generation_prompt"), prompt))
+        last_user = next((x for x in reversed(messages) if x.get("role") == "user"), None)
+        instruction = None
+        if last_user is not None:
+            instruction = chat_prompt_tokens([{"content": last_user.get("content")}], None, per_message=0,
+                                             generation_prompt=0, per_tool=0, tokens_per_image=0)
         sampling = chat_sampling_params(valid)
         max_new = self._limits(prompt, sampling["max_new_tokens"])  # the tokenizer manager: lengths, then ranges
         verify_sampling(sampling)
@@ -77,7 +133,7 @@ class RequestParsing:
             stop_token_ids=frozenset(valid.stop_token_ids or ()),
             domain=self._domain(text, bool(tools)), prompt_hash=_hash(json.dumps(messages, sort_keys=True),
                                                                         json.dumps(tools, sort_keys=True)),
-            prefix_keys=keys, stream=valid.stream, has_image=_has_image(messages))
+            prefix_keys=keys, stream=valid.stream, has_image=_has_image(messages), instruction_tokens=instruction)
 
     def generate_request(self, body: dict[str, Any]) -> SimRequest:
         text, ids = body.get("text"), body.get("input_ids")
