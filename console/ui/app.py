@@ -574,19 +574,25 @@ class ConsoleApp(App[int]):
         self.notify(f"running {proto.prompt_set}: n={proto.n}, {proto.max_tokens} tokens, "
                     f"T={proto.temperature}, concurrency {proto.concurrency}", timeout=3)
 
+    def _may_relaunch(self, no_profile: str, verb: str, gerund: str) -> bool:
+        """Whether an action that relaunches the engine may start now; if not, say why in one toast."""
+        rt = self.runtime
+        if rt is None or rt.profile is None or rt.state.mode != "launch":
+            self.notify(no_profile, severity="warning")
+        elif rt.state.phase != "ready" or rt.state.relaunching:
+            self.notify(f"cannot {verb} while the engine is {rt.state.phase}", severity="warning")
+        elif rt.state.cell is not None and rt.state.cell.running:
+            self.notify(f"a cell is running: stop it (s) before {gerund}", severity="warning")
+        else:
+            return True
+        return False
+
     def action_flip(self, kind: str) -> None:
         """Derive the flipped arm (core), show its diff and forecast, relaunch on confirmation."""
         from console.core.launch import flips
         rt = self.runtime
-        if rt is None or rt.profile is None or rt.state.mode != "launch":
-            self.notify("attached to a server the console did not launch: flips need a profile (--profile)",
-                        severity="warning")
-            return
-        if rt.state.phase != "ready" or rt.state.relaunching:
-            self.notify(f"cannot flip while the engine is {rt.state.phase}", severity="warning")
-            return
-        if rt.state.cell is not None and rt.state.cell.running:
-            self.notify("a cell is running: stop it (s) before flipping", severity="warning")
+        if not self._may_relaunch("attached to a server the console did not launch: flips need a profile (--profile)",
+                                  "flip", "flipping"):
             return
         try:
             if kind in ("depth+", "depth-"):
@@ -619,15 +625,8 @@ class ConsoleApp(App[int]):
         from console.core.run.probe import ProbeRefused, plan_probe, run_probe
         from console.ui.screens.probe import ProbeScreen
         rt = self.runtime
-        if rt is None or rt.profile is None or rt.state.mode != "launch":
-            self.notify("the probe relaunches the engine at each width: it needs a launched profile (--profile)",
-                        severity="warning")
-            return
-        if rt.state.phase != "ready" or rt.state.relaunching:
-            self.notify(f"cannot probe while the engine is {rt.state.phase}", severity="warning")
-            return
-        if rt.state.cell is not None and rt.state.cell.running:
-            self.notify("a cell is running: stop it (s) before probing", severity="warning")
+        if not self._may_relaunch("the probe relaunches the engine at each width: it needs a launched profile "
+                                  "(--profile)", "probe", "probing"):
             return
         base = rt.profile
         try:
