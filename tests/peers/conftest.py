@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.real_sglang.conftest import ENV_PY, HOME, INFO, MODEL, REPO
+from tests.real_sglang.conftest import ENV_PY, HOME, INFO, MODEL, REPO, _opted_in, deselect_unless_opted_in
 
 HERE = Path(__file__).resolve().parent
 SETUP = REPO / "scripts" / "peers" / "setup.sh"
@@ -22,23 +22,8 @@ SGLANG_TESTS = PEERS / "sglang-openai-server"
 PEERS_INFO = PEERS / "peers.json"
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "real_sglang: against a real SGLang 0.5.23 CPU server built by "
-                                       "scripts/real_sglang/build.sh (opt-in: -m real_sglang)")
-
-
-def _opted_in(config: pytest.Config) -> bool:
-    expr = config.getoption("markexpr") or ""
-    return "real_sglang" in expr and "not real_sglang" not in expr
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if _opted_in(config):
-        return
-    mine = [i for i in items if HERE in Path(str(i.fspath)).resolve().parents]
-    if mine:
-        config.hook.pytest_deselected(items=mine)
-        items[:] = [i for i in items if i not in mine]
+    deselect_unless_opted_in(config, items, HERE)
 
 
 def how_to_set_up() -> str:

@@ -51,13 +51,18 @@ def _opted_in(config: pytest.Config) -> bool:
     return "real_sglang" in expr and "not real_sglang" not in expr
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def deselect_unless_opted_in(config: pytest.Config, items: list[pytest.Item], here: Path) -> None:
+    """The items under `here` run only with `-m real_sglang` (this lane's conftest and the peers' share it)."""
     if _opted_in(config):
         return
-    mine = [i for i in items if HERE in Path(str(i.fspath)).resolve().parents]
+    mine = [i for i in items if here in Path(str(i.fspath)).resolve().parents]
     if mine:
         config.hook.pytest_deselected(items=mine)
         items[:] = [i for i in items if i not in mine]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    deselect_unless_opted_in(config, items, HERE)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
