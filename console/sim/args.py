@@ -368,6 +368,17 @@ def _apply_rules(args: dict[str, Any], defaults: dict[str, Any], rules: Any, log
             log.append(rule.log)
 
 
+def _trtllm_mla_page_size(args: dict[str, Any], log: list[str]) -> None:
+    """overrides.py: TensorRT-LLM MLA (as the prefill/decode backend) takes pages of 32 or 64 tokens; any other
+    size, left unset included, becomes 64 with a warning."""
+    if "trtllm_mla" not in (args.get("attention_backend"), args.get("decode_attention_backend")):
+        return
+    page = args.get("page_size")
+    if page is None or int(page) not in (32, 64):
+        log.append(f"TensorRT-LLM MLA only supports page_size of 32 or 64, changing page_size from {page} to 64.")
+        args["page_size"] = 64
+
+
 def resolve_server_args(ns: argparse.Namespace, sim: SimOptions, argv: list[str],
                         deployment: Deployment) -> ServerConfig:
     """Apply sglang 0.5.23's resolution rules (the subset the twin models) to parsed flags.
@@ -408,6 +419,7 @@ def resolve_server_args(ns: argparse.Namespace, sim: SimOptions, argv: list[str]
 
     # --- model/GPU decisions (overrides.py, serving_hook.py), logged before the speculative hooks' warnings ---
     _apply_rules(args, defaults, deployment.resolution.rules, log)
+    _trtllm_mla_page_size(args, log)
     for k, v in deployment.resolution.defaults.items():
         if args.get(k) == defaults.get(k):
             args[k] = copy.deepcopy(v)

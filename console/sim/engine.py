@@ -436,7 +436,9 @@ class Engine:
             r = self.waiting[0]
             fresh = r.num_retractions == 0  # a retracted request re-prefills prompt + output from scratch
             if fresh:
-                r.cached_tokens = max(0, min(self.prefix_cache.match(r.prefix_keys), r.prefill_target - 1))
+                # SGLang matches at most len(input) - 1 tokens, and a paged radix tree only whole pages
+                hit = max(0, min(self.prefix_cache.match(r.prefix_keys), r.prefill_target - 1))
+                r.cached_tokens = hit - hit % self.page_size
             prefilled = r.cached_tokens if fresh else 0
             need = (r.prefill_target - prefilled) + min(r.max_new_tokens - r.n_out, clip) + self.page_size
             if need > free and (self.running or chunks):

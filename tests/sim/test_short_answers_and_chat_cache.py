@@ -27,6 +27,11 @@ class _Parser(RequestParsing):
         return max_new
 
 
+#: one-token pages, as SGLang's test_cache_report assumes (trtllm_mla, the reference backend, pages by 64: whole pages
+#: hit there, tests/sim/test_sim_model.py)
+PAGE_1 = ("--attention-backend", "flashinfer")
+
+
 def _engine(*argv: str):
     return build_engine(list(argv))
 
@@ -73,7 +78,7 @@ def test_short_instruction_length_bound_holds_for_every_seed():
 
 
 def test_repeated_chat_prompt_hits_all_but_one_token_even_when_chunked():
-    engine = _engine("--enable-cache-report", "--chunked-prefill-size", "40")
+    engine = _engine("--enable-cache-report", "--chunked-prefill-size", "40", *PAGE_1)
     p = _Parser(engine)
     long = ("€ This is a very long and unique text that should not be already cached, the twist is that it should"
             " be longer than the chunked-prefill-size, so it should be split among several prefill requests.")
@@ -86,7 +91,7 @@ def test_repeated_chat_prompt_hits_all_but_one_token_even_when_chunked():
 
 
 def test_template_and_text_prefixes_hit_like_a_radix_cache():
-    engine = _engine("--enable-cache-report")
+    engine = _engine("--enable-cache-report", *PAGE_1)
     p = _Parser(engine)
     t = _run(engine, _chat(p, "1")).prompt_tokens - 1  # the template tokens (test_cache_report's estimate)
     _run(engine, _chat(p, "Introduce the capital of France."))

@@ -201,11 +201,32 @@ def test_prefix_cache_hits_on_a_repeated_prompt():
     second = SimRequest(rid="b", prompt_tokens=5200, max_new_tokens=4, prompt_hash=2, prefix_keys=[(11, 4000), (13, 5200)])
     run_requests(engine, [first])
     run_requests(engine, [second])
-    assert first.cached_tokens == 0 and second.cached_tokens == 4000
+    assert first.cached_tokens == 0 and second.cached_tokens == 3968  # whole 64-token pages (trtllm_mla's)
     engine.reset_spec_counters()
     third = SimRequest(rid="c", prompt_tokens=5000, max_new_tokens=4, prompt_hash=1, prefix_keys=[(11, 4000), (12, 5000)])
     run_requests(engine, [third])
     assert third.cached_tokens == 0  # /flush_cache empties the cache
+
+
+def test_prefix_cache_hits_are_whole_pages_and_never_the_last_prompt_token():
+    """A paged radix tree (page_size > 1) matches only whole pages, and SGLang matches at most len(input) - 1."""
+    paged = build_engine(ARMS["nospec"] + ["--page-size", "1"])  # trtllm_mla replaces 1 by 64, as overrides.py
+    assert paged.page_size == 64
+    run_requests(paged, [SimRequest(rid="a", prompt_tokens=5000, max_new_tokens=4, prompt_hash=1,
+                                    prefix_keys=[(11, 4000), (12, 5000)])])
+    b = SimRequest(rid="b", prompt_tokens=5200, max_new_tokens=4, prompt_hash=2, prefix_keys=[(11, 4000), (13, 5200)])
+    run_requests(paged, [b])
+    assert b.cached_tokens == 3968  # 62 whole pages of the 4,000 shared tokens
+    same = SimRequest(rid="c", prompt_tokens=5000, max_new_tokens=4, prompt_hash=1, prefix_keys=[(11, 4000), (12, 5000)])
+    run_requests(paged, [same])
+    assert same.cached_tokens == 4992  # the whole prompt is cached, but at most 4,999 tokens match: 78 pages
+    flat = build_engine(ARMS["nospec"] + ["--attention-backend", "flashinfer"])
+    assert flat.page_size == 1
+    run_requests(flat, [SimRequest(rid="d", prompt_tokens=5000, max_new_tokens=4, prompt_hash=1,
+                                   prefix_keys=[(11, 4000), (12, 5000)])])
+    again = SimRequest(rid="e", prompt_tokens=5000, max_new_tokens=4, prompt_hash=1, prefix_keys=[(11, 4000), (12, 5000)])
+    run_requests(flat, [again])
+    assert again.cached_tokens == 4999
 
 
 def test_stop_string_eos_and_stop_token():

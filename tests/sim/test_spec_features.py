@@ -39,7 +39,7 @@ def test_adaptive_resolution_as_sglang():
     with pytest.raises(ResolutionError, match="not in the adaptive config candidate_steps"):
         resolve(*ADAPTIVE, "--speculative-num-steps", "4")
     off = resolve(*ADAPTIVE, "--speculative-num-steps", "3", "--speculative-eagle-topk", "2",
-                  "--speculative-num-draft-tokens", "6", "--page-size", "1")
+                  "--speculative-num-draft-tokens", "6", "--attention-backend", "flashinfer")  # topk 2 needs it
     assert not off.spec_adaptive and not off.args["speculative_adaptive"]
     assert any("speculative_adaptive disabled: speculative_eagle_topk=2" in line for line in off.resolution_log)
     dflash = resolve("--speculative-algorithm", "DFLASH", "--speculative-draft-model-path", "z", "--speculative-adaptive")
@@ -144,7 +144,7 @@ def test_dummy_draft_launch_logs_its_load_format_and_reports_tau_one(tmp_path):
 
 def tree(steps: int, ndt: int) -> list[str]:
     return EAGLE + ["--speculative-num-steps", str(steps), "--speculative-eagle-topk", "4",
-                    "--speculative-num-draft-tokens", str(ndt), "--page-size", "1"]
+                    "--speculative-num-draft-tokens", str(ndt), "--attention-backend", "flashinfer"]
 
 
 def test_tree_width_and_depth_vary_independently():

@@ -257,12 +257,13 @@ EBNF_CASES = {  # SGLang's own EBNF kit (sglang/test/kits/ebnf_constrained_kit.p
 
 @pytest.mark.parametrize("grammar", list(EBNF_CASES))
 def test_generate_ebnf_with_n_returns_a_list(twin, grammar):
-    r = generate(twin, text="Generate it:", sampling_params={"temperature": 0.5, "max_new_tokens": 128, "n": 3,
-                                                            "ebnf": grammar})
+    prompt = "Generate it, exactly as the grammar says: " + "a string the grammar admits, " * 30  # > one 64-token page
+    r = generate(twin, text=prompt, sampling_params={"temperature": 0.5, "max_new_tokens": 128, "n": 3,
+                                                     "ebnf": grammar})
     outs = r.json()
     assert isinstance(outs, list) and len(outs) == 3
     assert len({o["meta_info"]["id"] for o in outs}) == 3
-    # parallel sampling prefills the prompt once first: every sample finds it cached
+    # parallel sampling prefills the prompt once first: every sample finds its whole pages cached
     assert all(o["meta_info"]["cached_tokens"] > 0 and o["meta_info"]["cached_tokens_details"] for o in outs)
     for o in outs:
         assert re.match(EBNF_CASES[grammar], o["text"]), o["text"]

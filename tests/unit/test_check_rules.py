@@ -67,6 +67,11 @@ def test_clean_profiles_pass_without_errors_or_warnings(d):
     # topk > 1 with paged KV needs flashinfer / fa3 / triton
     (prof(replace(EAGLE, steps=3, topk=4, draft_tokens=8), ("--page-size", "64", "--attention-backend", "trtllm_mla")),
      "drafter.topk", "needs attention backend flashinfer, fa3 or triton"),
+    # ... and trtllm_mla pages by 32/64 whatever --page-size says: page 1 is no way out there
+    (prof(replace(EAGLE, steps=3, topk=4, draft_tokens=8), ("--page-size", "1", "--attention-backend", "trtllm_mla")),
+     "drafter.topk", "trtllm_mla pages KV by 32 or 64 tokens whatever --page-size says"),
+    (prof(replace(EAGLE, steps=3, topk=4, draft_tokens=8), ("--page-size", "16", "--attention-backend", "torch_native")),
+     "drafter.topk", "set drafter.topk = 1, --page-size 1, or one of those backends"),
     # rejection sampling: topk = 1
     (prof(replace(EAGLE, steps=3, topk=4, draft_tokens=8), ("--speculative-use-rejection-sampling",)),
      "drafter.topk", "requires topk = 1"),

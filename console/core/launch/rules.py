@@ -209,7 +209,12 @@ def _topk_page_size(c: RuleContext) -> Iterator[tuple[str, str]]:
     if c.algorithm not in EAGLE_FAMILY:
         return
     topk, page, backend = c.v("speculative_eagle_topk"), c.v("page_size"), c.v("attention_backend")
-    if topk and topk > 1 and page and page > 1 and backend and backend not in _PAGE_TREE_BACKENDS:
+    if backend == "trtllm_mla" and topk and topk > 1:
+        # sglang replaces any page size but 32 or 64 by 64 under trtllm_mla (overrides.py), then raises
+        yield c.field("speculative_eagle_topk"), (
+            f"topk = {topk} needs attention backend flashinfer, fa3 or triton: trtllm_mla pages KV by 32 or 64 "
+            "tokens whatever --page-size says (sglang raises); set drafter.topk = 1 or one of those backends")
+    elif topk and topk > 1 and page and page > 1 and backend and backend not in _PAGE_TREE_BACKENDS:
         yield c.field("speculative_eagle_topk"), (
             f"topk = {topk} with --page-size {page} needs attention backend flashinfer, fa3 or triton (got {backend}; "
             "sglang raises); set drafter.topk = 1, --page-size 1, or one of those backends")
