@@ -21,7 +21,7 @@ from .requests import RequestError
 from .validate import (CHAT, COMPLETIONS, GENERATE, ContractRefusal, Endpoint, SchedulerAbort, WireRefusal,
                        chat_stream_abort, check_completion, check_generate_body, generate_stream_refusal, read_body)
 from .responses import _error
-from .runtime import RequestHandle, TraceRecord
+from .runtime import RECEIVED_AT, RequestHandle, TraceRecord
 from .score import SCORE, score
 from .wire import VERSION
 from .server import FLUSH_OK, PROMETHEUS_CONTENT_TYPE, SimServer
@@ -64,6 +64,20 @@ class GateMiddleware:
         await self.app(scope, receive, send)
 
 
+class ReceiptStamp:
+    """Pure-ASGI middleware, the outermost: stamps the moment an HTTP request reached the app (RECEIVED_AT), which
+    is its engine requests' arrival; the twin's parsing and counting of the prompt after it is not modelled time
+    (runtime.py)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            RECEIVED_AT.set(time.monotonic())
+        await self.app(scope, receive, send)
+
+
 async def _json_body(request: Request, endpoint: Endpoint) -> Any:
     """The parsed body, or WireRefusal with SGLang's answer (media type, malformed JSON): validate.py."""
     return await read_body(request, endpoint)
@@ -73,8 +87,9 @@ def create_app(server: SimServer) -> FastAPI:
     """The FastAPI application of one twin process."""
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
     app.add_middleware(GateMiddleware, server=server)
-    if server.metrics_enabled:  # outermost, as SGLang's track_http_status_code: 401s are counted too
+    if server.metrics_enabled:  # outer to the gate, as SGLang's track_http_status_code: 401s are counted too
         app.add_middleware(HttpMetricsMiddleware, metrics=server.metrics, is_open=lambda: server.http_open)
+    app.add_middleware(ReceiptStamp)  # added last: the outermost, the first to see a request
 
     async def prefill_once(reqs: list[Any], n: int, endpoint: str) -> None:
         """SGLang's parallel sampling (n > 1) first prefills each prompt alone (max_new_tokens 0) and waits for it,

@@ -3,7 +3,14 @@
 `EngineRuntime` runs the scheduler as one asyncio task. Each forward is planned, then committed at an absolute
 deadline `wall0 + (model_clock + duration) / time_scale`, so timing never drifts: a late wake-up is absorbed by
 the following steps (which then run back to back) instead of accumulating. When the engine idles, its model
-clock jumps to the wall-derived model time at the next arrival.
+clock jumps to the next arrival.
+
+An arrival's model time is the moment its HTTP request reached the twin (`RECEIVED_AT`, stamped by the app's
+outermost middleware), not the later moment the route finished parsing and counting the prompt and submitted it:
+that work is the twin's own wall time, which does not shrink with the time scale, and the modelled node tokenizes
+and dispatches at receipt (timing.py). So a request is admitted at the first modelled scheduling point after its
+receipt: on an idle engine its prefill is planned from the receipt, and the parse overlaps the prefill's wall
+time instead of preceding it (docs/twin.md §7).
 
 `RequestHandle` is the meeting point of the engine (which pushes cumulative outputs) and the HTTP writer (which
 pulls): like SGLang's `_wait_one_response`, a writer that wakes up late gets only the newest cumulative state,
@@ -17,10 +24,15 @@ import sys
 import time
 import traceback
 from collections import OrderedDict
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .engine import Engine, RequestOutput, SimRequest, StepPlan
+
+#: loop time (time.monotonic(), seconds) at which the HTTP request being served reached the twin; set per request by
+#: the app's outermost middleware (app.ReceiptStamp), read when the route submits its engine requests
+RECEIVED_AT: ContextVar[float | None] = ContextVar("sim_received_at", default=None)
 
 
 class RequestHandle:
@@ -106,9 +118,16 @@ class EngineRuntime:
         """Wall-derived model time (seconds)."""
         return (asyncio.get_running_loop().time() - self._wall0) * self.time_scale
 
-    def submit(self, req: SimRequest) -> None:
-        """Hand a request to the scheduler; it joins at the next step boundary."""
+    def model_at(self, wall_s: float) -> float:
+        """The model time of loop time `wall_s`."""
+        return (wall_s - self._wall0) * self.time_scale
+
+    def submit(self, req: SimRequest, received: float | None = None) -> None:
+        """Hand a request to the scheduler; it joins at the next step boundary after its arrival. `received`: the loop
+        time at which its HTTP request reached the twin (the arrival; default now)."""
         now = self.model_now()
+        if received is not None:
+            now = min(now, self.model_at(received))
         if self.inflight is not None:
             # Busy: the arrival falls within the step in flight.
             now = min(max(now, self.engine.clock), self.engine.clock + self.inflight.duration_s)
@@ -131,7 +150,10 @@ class EngineRuntime:
                     engine.on_idle()
                     self._wake.clear()
                     await self._wake.wait()
-                    engine.clock = max(engine.clock, self.model_now())
+                    # the clock jumps to the newest arrival (modelled at its receipt, see submit), not to the
+                    # wall-derived now: the hand-off from the HTTP route to this task is not modelled time
+                    arrivals = [r.arrival_s for r in engine.waiting]
+                    engine.clock = max(engine.clock, max(arrivals) if arrivals else self.model_now())
                 c0 = time.process_time()
                 plan = engine.plan()
                 self.commit_cpu_s += time.process_time() - c0
@@ -168,7 +190,8 @@ class EngineRuntime:
 @dataclass
 class TraceRecord:
     """Ground truth of one request as the server wrote it: send time (time.monotonic(), seconds) and completion
-    tokens of every SSE chunk (role/finish/usage chunks carry 0)."""
+    tokens of every SSE chunk (role/finish/usage chunks carry 0). `t_arrival` is when its HTTP request reached the
+    twin (its modelled arrival), `t_submit` when the route handed it to the engine (the twin's parse between)."""
 
     rid: str
     endpoint: str
@@ -176,6 +199,7 @@ class TraceRecord:
     domain: str
     prompt_tokens: int
     t_arrival: float
+    t_submit: float = 0.0
     t_chunks: list[float] = field(default_factory=list)
     chunk_tokens: list[int] = field(default_factory=list)
     completion_tokens: int = 0
@@ -194,7 +218,8 @@ class TraceRecord:
         return {
             "rid": self.rid, "endpoint": self.endpoint, "stream": self.stream, "domain": self.domain,
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-            "finish_reason": self.finish_reason, "t_arrival": self.t_arrival, "t_chunks": self.t_chunks,
+            "finish_reason": self.finish_reason, "t_arrival": self.t_arrival, "t_submit": self.t_submit,
+            "t_chunks": self.t_chunks,
             "chunk_tokens": self.chunk_tokens,
             "model_time": {"arrival_s": self.model_arrival_s, "first_token_s": self.model_first_token_s,
                            "finish_s": self.model_finish_s},
@@ -210,9 +235,12 @@ class TraceStore:
         self.capacity = capacity
         self.finished: OrderedDict[str, TraceRecord] = OrderedDict()
 
-    def start(self, req: SimRequest, endpoint: str) -> TraceRecord:
+    def start(self, req: SimRequest, endpoint: str, received: float | None = None) -> TraceRecord:
+        """A request's trace; `received`: when its HTTP request reached the twin (time.monotonic(); default now)."""
+        now = time.monotonic()
         return TraceRecord(rid=req.rid, endpoint=endpoint, stream=req.stream, domain=req.domain,
-                           prompt_tokens=req.prompt_tokens, t_arrival=time.monotonic())
+                           prompt_tokens=req.prompt_tokens, t_arrival=now if received is None else received,
+                           t_submit=now)
 
     def finish(self, rec: TraceRecord, req: SimRequest) -> None:
         rec.completion_tokens = req.n_out

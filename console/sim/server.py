@@ -34,7 +34,7 @@ from .faults import FaultState, crash_records, die, runtime_crash_message
 from .logfmt import SimLog
 from .memory import MemoryPlan
 from .metrics import ConstantGauges, MetricsStore
-from .runtime import EngineRuntime, RequestHandle, TraceRecord, TraceStore
+from .runtime import RECEIVED_AT, EngineRuntime, RequestHandle, TraceRecord, TraceStore
 from .introspect import IntrospectionRoutes
 from .requests import RequestError, RequestParsing
 from .timing import with_timing
@@ -181,11 +181,16 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
         return out
 
     def submit(self, req: SimRequest, endpoint: str) -> tuple[RequestHandle, TraceRecord]:
+        """Hand `req` to the engine, arrived when its HTTP request reached the twin (RECEIVED_AT; runtime.py)."""
         handle = RequestHandle()
         req.sink = handle.push
-        req.received_wall = time.time()
-        rec = self.trace.start(req, endpoint)
-        self.runtime.submit(req)
+        received = RECEIVED_AT.get()
+        mono, wall = time.monotonic(), time.time()
+        if received is None or received > mono:
+            received = mono
+        req.received_wall = wall - (mono - received)
+        rec = self.trace.start(req, endpoint, received)
+        self.runtime.submit(req, received)
         return handle, rec
 
     @staticmethod
