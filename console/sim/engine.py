@@ -285,6 +285,9 @@ class Engine:
         self.ratio_decay = (self.ratio_init - self.ratio_min) / max(1, s.new_token_ratio_decay_steps)
         self.new_token_ratio = self.ratio_init
         self.page_size = int(a.get("page_size") or 1)
+        #: admission's estimate of a request's output (min(max_new_tokens, clip)); SGLang reads the environment
+        self.clip_max_new_tokens = int(os.environ.get("SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION")
+                                       or dep.scheduler.clip_max_new_tokens)
         #: DFlash's MinFreeSlotsDelayer (scheduler.py): fresh admissions wait for this many free request slots
         #: while a batch runs (auto for the DFLASH family when max_running_requests >= 8)
         self.min_free_slots = _min_free_slots(a.get("min_free_slots_delay"), self.max_running,
@@ -421,7 +424,7 @@ class Engine:
         budget = self.prefill_budget
         chunks: list[tuple[SimRequest, int]] = []
         free = self.capacity - self.num_used_tokens() - self._reserved_tokens()
-        clip = self.dep.scheduler.clip_max_new_tokens
+        clip = self.clip_max_new_tokens
         if self.chunked is not None:
             r = self.chunked
             take = min(r.prefill_target - r.prefilled, budget)

@@ -322,3 +322,10 @@ def test_optimistic_admission_without_ignore_eos_retracts_like_sglang():
     for r in reqs:  # streamed counts never go backwards across a retraction
         counts = [o.completion_tokens for o in outs[r.rid]]
         assert counts == sorted(counts)
+
+
+def test_admission_reads_sglangs_output_estimate_clip_from_the_environment(monkeypatch):
+    """SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION: what admission reserves for a request's output (SGLang's env var)."""
+    assert build_engine(ARMS["nospec"]).clip_max_new_tokens == 4096
+    monkeypatch.setenv("SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION", "256")
+    assert build_engine(ARMS["nospec"]).clip_max_new_tokens == 256
