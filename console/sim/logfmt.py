@@ -2,7 +2,8 @@
 
 Lines: `[YYYY-mm-dd HH:MM:SS{prefix}] message` with prefix ` TPn` for a scheduler rank when tp > 1 (empty for the
 launcher and at tp == 1). Uvicorn lines: `[YYYY-mm-dd HH:MM:SS] INFO:     message`. Timestamps are wall-clock.
-Log lines go to stdout; tqdm bars go to stderr with `\\r` redraws and a final newline.
+Log lines go to stderr, as SGLang's (logging.basicConfig's default stream), with the tqdm bars (`\\r` redraws and
+a final newline); only uvicorn's access log goes to stdout (console/sim/server.py, `uvicorn_log_config`).
 """
 
 from __future__ import annotations
@@ -57,11 +58,10 @@ def tqdm_line(n: int, total: int, elapsed: float, desc: str = "", bar_format: st
 
 
 class SimLog:
-    """Writes SGLang-format log lines (stdout) and tqdm bars (stderr), each flushed at once."""
+    """Writes SGLang-format log lines and tqdm bars to stderr (as SGLang does), each flushed at once."""
 
-    def __init__(self, tp_size: int, out: TextIO | None = None, err: TextIO | None = None) -> None:
+    def __init__(self, tp_size: int, err: TextIO | None = None) -> None:
         self.tp_size = tp_size
-        self.out = out or sys.stdout
         self.err = err or sys.stderr
         self._bar_open = False
 
@@ -70,13 +70,13 @@ class SimLog:
 
     def line(self, message: str, rank: int | None = None) -> None:
         """A log record of the launcher (rank None) or of scheduler rank `rank`."""
-        self.out.write(f"[{timestamp()}{self.prefix(rank)}] {message}\n")
-        self.out.flush()
+        self.err.write(f"[{timestamp()}{self.prefix(rank)}] {message}\n")
+        self.err.flush()
 
     def uvicorn(self, message: str) -> None:
         """A uvicorn record as SGLang formats it (`[ts] INFO:     message`)."""
-        self.out.write(f"[{timestamp()}] INFO:     {message}\n")
-        self.out.flush()
+        self.err.write(f"[{timestamp()}] INFO:     {message}\n")
+        self.err.flush()
 
     def bar(self, text: str, final: bool = False) -> None:
         """A tqdm redraw on stderr; `final` ends the bar with a newline."""

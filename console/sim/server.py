@@ -319,7 +319,8 @@ class UvicornGate(logging.Filter):
 
 
 def uvicorn_log_config() -> dict[str, Any]:
-    """SGLang's uvicorn log format (`set_uvicorn_logging_configs`), written to stdout."""
+    """SGLang's uvicorn log format (`set_uvicorn_logging_configs`) on uvicorn's own streams: its server log on
+    stderr (with SGLang's), the access log on stdout."""
     fmt_time = "%Y-%m-%d %H:%M:%S"
     return {
         "version": 1,
@@ -332,7 +333,7 @@ def uvicorn_log_config() -> dict[str, Any]:
                        "datefmt": fmt_time, "use_colors": False},
         },
         "handlers": {
-            "default": {"formatter": "default", "class": "logging.StreamHandler", "stream": "ext://sys.stdout"},
+            "default": {"formatter": "default", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
             "access": {"formatter": "access", "class": "logging.StreamHandler", "stream": "ext://sys.stdout"},
         },
         "loggers": {

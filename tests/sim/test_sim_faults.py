@@ -176,7 +176,7 @@ def test_every_load_crash_has_the_exception_line_the_log_parser_finds():
             tl = inject_load_crash(build_startup(cfg, dep, mem), phase, kind, cfg, dep, mem)
             assert tl.events[-1].kind == "marker" and tl.events[-1].text == "kill"
             buf = StringIO()
-            log = SimLog(cfg.tp_size, out=buf, err=buf)
+            log = SimLog(cfg.tp_size, err=buf)
             for ev in sorted(tl.events, key=lambda e: e.t):
                 if ev.kind == "line":
                     log.line(ev.text, ev.rank)
@@ -262,7 +262,7 @@ def test_crash_during_load(tmp_module, phase, kind, exc):
     log = _log(twin)
     line = first_error_line(log)
     assert line is not None and line.startswith(exc), line
-    out = twin.stdout()
+    out = twin.log()
     assert out.count("Scheduler hit an exception: Traceback (most recent call last):") == 4
     sigquit = out.index("] Received sigquit from a child process. It usually means the child failed.")
     kill = out.index("] kill_process_tree called: parent_pid=")
@@ -286,7 +286,7 @@ def test_crash_at_step_kills_the_server_mid_stream(tmp_module):
         assert twin.proc.wait(timeout=10) == -9
     finally:
         stop_twin(twin)
-    out = twin.stdout()
+    out = twin.log()
     assert out.count("Scheduler hit an exception: Traceback") == 4
     assert "torch.AcceleratorError: CUDA error: an illegal memory access was encountered" in out
     assert "] SIGQUIT received. signum=None, frame=None. It usually means one child failed." in out

@@ -56,8 +56,9 @@ def histogram_ok(h: list[int], verify_ct: int, completion: int, k_max: int) -> N
 
 
 def test_startup_log_order_and_format(twin):
-    out = twin.stdout()
-    lines = out.splitlines()
+    out = twin.log()  # stderr, as SGLang's: its log records, uvicorn's server log and the tqdm bars
+    bars = re.compile(r"^\r?(Capturing|Load|Loading|  0%|\s*\d+%)")
+    lines = [ln for ln in out.split("\n") if "\r" not in ln and not bars.match(ln)]
     order = [
         "Max running requests is reset to 48 for speculative decoding.",
         "server_args={'model_path': 'sim:moonshotai/Kimi-K2.6'",
@@ -74,9 +75,11 @@ def test_startup_log_order_and_format(twin):
         "Capture draft extend CUDA graph end.",
         "max_total_num_tokens=",
         "INFO:     Uvicorn running on http://127.0.0.1:",
-        '"POST /v1/chat/completions HTTP/1.1" 200 OK',
         "The server is fired up and ready to roll!",
     ]
+    # uvicorn's access log is on stdout (its own handler), as on a real server: the warmup request's line
+    assert '"POST /v1/chat/completions HTTP/1.1" 200 OK' in twin.stdout()
+    assert "server_args=" not in twin.stdout() and "Uvicorn running" not in twin.stdout()
     pos = [next(i for i, line in enumerate(lines) if s in line) for s in order]
     assert pos == sorted(pos), list(zip(order, pos))
     assert all(LOG_LINE.match(line) for line in lines if line and not line.startswith(" "))
@@ -383,7 +386,7 @@ async def test_32_concurrent_streams_finish_with_sane_timing(twin):
     assert model_span / SCALE * 0.9 <= wall < model_span / SCALE * 5 + 10, (wall, model_span / SCALE)
     ttfts = sorted(t["model_time"]["first_token_s"] - t["model_time"]["arrival_s"] for t in traces)
     assert ttfts[-1] > ttfts[0] + 0.15  # 32 x ~1k prompt tokens need two 16k prefill chunks: later ones wait
-    assert "Decode batch, #running-req: " in twin.stdout()
+    assert "Decode batch, #running-req: " in twin.log()
 
 
 # ------------------------------------------------------------------------- other launches of the process
@@ -412,8 +415,8 @@ def test_no_spec_api_key_and_no_metrics(tmp_module):
         assert info["max_total_num_tokens"] == pytest.approx(484_000, rel=0.01)
         assert "avg_spec_accept_length" not in info["internal_states"][0]
         assert info["internal_states"][0]["effective_max_running_requests_per_dp"] == 2048
-        assert "Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1" in t.stdout()
-        assert "draft" not in t.stdout().split("max_total_num_tokens=")[0].lower().replace("server_args", "")[-2000:]
+        assert "Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1" in t.log()
+        assert "draft" not in t.log().split("max_total_num_tokens=")[0].lower().replace("server_args", "")[-2000:]
     finally:
         stop_twin(t)
 
@@ -421,7 +424,7 @@ def test_no_spec_api_key_and_no_metrics(tmp_module):
 def test_dflash_block_before_first_token(tmp_module):
     t = start_twin(MODEL + DFLASH + FAST + ["--mem-fraction-static", "0.96"], tmp_module)
     try:
-        out = t.stdout()
+        out = t.log()
         assert "speculative_num_draft_tokens is not set; defaulting to 16 for DFLASH." in out
         assert out.index("Initialized DFLASH draft runner.") < out.index("DFLASH draft runner ready.") < out.index(
             "max_total_num_tokens=")
@@ -471,7 +474,7 @@ def test_automatic_mem_fraction_leaves_no_room_for_kv(tmp_module):
     plus a KV pool: the launch fails after the weights, as sglang's would. Profiles set --mem-fraction-static."""
     t = start_twin(MODEL + EAGLE3_D6 + FAST, tmp_module, ready=False)
     assert t.proc.wait(timeout=30) == 1
-    out = t.stdout()
+    out = t.log()
     assert ("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: "
             "mem_fraction_static=0.76963693359375") in out
     assert out.index("Load weight end") < out.index("Not enough memory") and "KV Cache is allocated" not in out
@@ -480,6 +483,6 @@ def test_automatic_mem_fraction_leaves_no_room_for_kv(tmp_module):
 def test_weights_that_do_not_fit_crash_the_launch(tmp_module):
     t = start_twin(["--model-path", "moonshotai/Kimi-K2.6", "--tp", "2", *FAST], tmp_module, ready=False)
     assert t.proc.wait(timeout=30) == 1
-    out = t.stdout()
+    out = t.log()
     assert "torch.OutOfMemoryError: CUDA out of memory." in out
     assert "Load weight end" not in out and "Scheduler hit an exception: Traceback" in out

@@ -81,14 +81,14 @@ def test_adaptive_steps_show_in_metrics_and_internal_states(tmp_path):
                                               "--speculative-adaptive-config", str(cfg_file),
                                               "--decode-log-interval", "5", "--sim-launch-seed", "1"], tmp_path)
     try:
-        out = t.stdout()
+        out = t.log()
         assert "AdaptiveSpeculativeParams initialized: steps=3, candidate_steps=[1, 3, 7]" in out
         assert "Built adaptive runtime state steps=1:" in out and "Built adaptive runtime state steps=7:" in out
         body = {"text": "Call the tool get_weather for Paris and return the JSON tool call. " * 400,
                 "sampling_params": {"max_new_tokens": 400, "ignore_eos": True, "temperature": 0.6}}
         r = httpx.post(t.url + "/generate", json=body, timeout=60)
         assert r.status_code == 200
-        assert "Switch adaptive runtime state: steps 3 -> 7, draft_tokens 4 -> 8" in t.stdout()
+        assert "Switch adaptive runtime state: steps 3 -> 7, draft_tokens 4 -> 8" in t.log()
         samples = {s.name: s.value for fam in text_string_to_metric_families(httpx.get(t.url + "/metrics").text)
                    for s in fam.samples if s.labels.get("tp_rank", "0") == "0"}
         # the gauges hold the active values as of the last decode log: past the launch's 3 steps
@@ -128,7 +128,7 @@ def test_dummy_draft_launch_logs_its_load_format_and_reports_tau_one(tmp_path):
     t = start_twin(MODEL + D6 + FAST + ["--mem-fraction-static", "0.96", "--speculative-draft-load-format", "dummy"],
                    tmp_path)
     try:
-        assert "Using draft model load_format: 'dummy'" in t.stdout()
+        assert "Using draft model load_format: 'dummy'" in t.log()
         r = httpx.post(t.url + "/generate", json={"text": "Hello " * 200, "sampling_params": {
             "max_new_tokens": 64, "ignore_eos": True}}, timeout=30).json()
         meta = r["meta_info"]

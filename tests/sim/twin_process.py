@@ -42,6 +42,10 @@ class Twin:
     def stderr(self) -> str:
         return self.stderr_path.read_bytes().decode()
 
+    def log(self) -> str:
+        """The SGLang-format log (stderr, where SGLang's logging writes; stdout has only uvicorn's access log)."""
+        return self.stderr()
+
 
 PORT_TAKEN = "address already in use"
 
@@ -83,7 +87,7 @@ def _start_twin(args: list[str], tmp: Path, ready: bool, timeout: float) -> Twin
             pass
         time.sleep(0.05)
     stop_twin(twin)
-    raise TimeoutError(f"twin not ready after {timeout} s:\n{twin.stdout()[-3000:]}")
+    raise TimeoutError(f"twin not ready after {timeout} s:\n{twin.stderr()[-3000:]}")
 
 
 def stop_twin(twin: Twin) -> None:
