@@ -33,6 +33,8 @@ from .engine import Engine, RequestOutput, SimRequest, StepPlan
 #: loop time (time.monotonic(), seconds) at which the HTTP request being served reached the twin; set per request by
 #: the app's outermost middleware (app.ReceiptStamp), read when the route submits its engine requests
 RECEIVED_AT: ContextVar[float | None] = ContextVar("sim_received_at", default=None)
+#: how far before a prefill's deadline its timer sleep ends (the selector's timeout granularity, 1 ms)
+TIMER_SLACK_S = 0.001
 
 
 class RequestHandle:
@@ -140,6 +142,21 @@ class EngineRuntime:
     def abort(self, req: SimRequest) -> None:
         self.engine.abort(req)
 
+    @staticmethod
+    async def _sleep_until(loop: asyncio.AbstractEventLoop, deadline: float, exact: bool) -> None:
+        """Sleep to the loop time `deadline`. The selector rounds a timeout up to the next millisecond, so a plain
+        sleep wakes 0-1 ms late; a step that yields first tokens (`exact`: a prefill, its TTFT) sleeps to
+        TIMER_SLACK_S before and passes the rest through the loop (other callbacks run), so its first tokens go
+        out on time. Decode steps take the plain sleep: their lateness is absorbed by the next deadlines."""
+        delay = deadline - loop.time()
+        if not exact:
+            await asyncio.sleep(delay if delay > 0 else 0)
+            return
+        if delay > TIMER_SLACK_S:
+            await asyncio.sleep(delay - TIMER_SLACK_S)
+        while loop.time() < deadline:
+            await asyncio.sleep(0)
+
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         engine = self.engine
@@ -162,8 +179,7 @@ class EngineRuntime:
                     continue
                 self.inflight = plan
                 deadline = self._wall0 + (engine.clock + plan.duration_s) / self.time_scale
-                delay = deadline - loop.time()
-                await asyncio.sleep(delay if delay > 0 else 0)
+                await self._sleep_until(loop, deadline, exact=plan.kind == "prefill")
                 self.inflight = None
                 late = loop.time() - deadline
                 self.forwards += 1
