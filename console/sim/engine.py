@@ -390,7 +390,7 @@ class Engine:
     def _reserve_of(self, r: SimRequest) -> float:
         """KV tokens the scheduler keeps for a running request's remaining output (PrefillAdder's offset)."""
         ratio = 1.0 if r.ignore_eos else self.new_token_ratio
-        return min(r.max_new_tokens - r.n_out, self.dep.scheduler.clip_max_new_tokens) * ratio
+        return min(r.max_new_tokens - r.n_out, self.clip_max_new_tokens) * ratio
 
     def _reserved_tokens(self) -> float:
         return sum(self._reserve_of(r) for r in self.running)

@@ -329,3 +329,27 @@ def test_admission_reads_sglangs_output_estimate_clip_from_the_environment(monke
     assert build_engine(ARMS["nospec"]).clip_max_new_tokens == 4096
     monkeypatch.setenv("SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION", "256")
     assert build_engine(ARMS["nospec"]).clip_max_new_tokens == 256
+
+
+def test_four_unbounded_requests_run_together_in_1536_tokens_with_a_256_clip(monkeypatch):
+    """SGLang's test_large_max_new_tokens: --max-total-tokens 1536, context 8192, the clip at 256: all four at once
+    (with the default clip of 4096, one request's reservation fills the pool and they run one by one)."""
+    def most_running(clip: str | None) -> int:
+        if clip:
+            monkeypatch.setenv("SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION", clip)
+        else:
+            monkeypatch.delenv("SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION", raising=False)
+        e = build_engine(["--max-total-tokens", "1536", "--context-length", "8192", "--attention-backend",
+                          "flashinfer"])
+        for i in range(4):
+            e.submit(SimRequest(rid=f"r{i}", prompt_tokens=40, max_new_tokens=8150, prompt_hash=100 + i), e.clock)
+        most = 0
+        for _ in range(80):
+            if not e.has_work():
+                break
+            e.commit(e.plan())
+            most = max(most, len(e.running))
+        return most
+
+    assert most_running("256") == 4
+    assert most_running(None) < 4
