@@ -510,13 +510,110 @@ def schema_errors(value: Any, schema: Any, root: dict[str, Any] | None = None, p
     return errs
 
 
+# ------------------------------------------------------------------------------------------- structural tags
+
+#: short sentences for `any_text` (free text between or around tags); no real model writes here
+_ANY_TEXT = ("Here is the result.", "Let me check that.", "The answer follows.", "Sure.", "Done.")
+#: xgrammar formats whose output is token-level or model-specific: refused with a line naming them
+_NOT_MODELLED = ("token", "exclude_token", "any_tokens", "token_triggered_tags", "dispatch", "token_dispatch",
+                 "qwen_xml_parameter")
+
+
+def structural_format(spec: Any) -> dict[str, Any]:
+    """The `format` of a structural tag (xgrammar's StructuralTag, SGLang 0.5.23's response_format
+    `{"type": "structural_tag", "format": {...}}`), the legacy `{"structures": [...], "triggers": [...]}` turned into
+    the `triggered_tags` format it stands for (xgrammar's from_legacy_structural_tag). ValueError for neither."""
+    if not isinstance(spec, dict):
+        raise ValueError("structural_tag must be a JSON object")
+    if isinstance(spec.get("format"), dict):
+        return spec["format"]
+    if isinstance(spec.get("structures"), list) and isinstance(spec.get("triggers"), list):
+        tags = [{"type": "tag", "begin": st.get("begin", ""), "end": st.get("end", ""),
+                 "content": {"type": "json_schema", "json_schema": st.get("schema", {})}}
+                for st in spec["structures"] if isinstance(st, dict)]
+        return {"type": "triggered_tags", "triggers": spec["triggers"], "tags": tags}
+    raise ValueError("structural_tag needs a 'format' object (or the legacy 'structures' and 'triggers' lists)")
+
+
+def structural_sample(fmt: Any, rng: random.Random, depth: int = 0) -> str:
+    """Text that a structural-tag format admits: each format as xgrammar's grammar would let a model write it
+    (const strings verbatim, a schema's JSON, a grammar's or regex's sample, one of `or`'s choices, tags as
+    begin + content + end, triggered tags as one tag each)."""
+    if not isinstance(fmt, dict) or not isinstance(fmt.get("type"), str):
+        raise ValueError("structural_tag: every format needs a 'type'")
+    kind = fmt["type"]
+    if depth > 32:
+        raise ValueError("structural_tag: formats nested more than 32 deep")
+
+    def sub(f: Any) -> str:
+        return structural_sample(f, rng, depth + 1)
+
+    def tag(t: Any) -> str:
+        if not isinstance(t, dict) or not isinstance(t.get("begin"), str):
+            raise ValueError("structural_tag: a tag needs a string 'begin' (token begins are not modelled)")
+        end = t.get("end", "")
+        end = end[0] if isinstance(end, list) and end else end
+        if not isinstance(end, str):
+            raise ValueError("structural_tag: a tag's 'end' must be a string or a list of strings")
+        return t["begin"] + sub(t.get("content", {"type": "any_text"})) + end
+
+    if kind == "const_string":
+        return str(fmt.get("value", ""))
+    if kind == "json_schema":
+        style = fmt.get("style", "json")
+        if style != "json":
+            raise ValueError(f"structural_tag: json_schema style {style!r} is not modelled by the twin (only 'json')")
+        schema = fmt.get("json_schema", {})
+        return json.dumps(schema_sample({} if schema is True else schema, rng), ensure_ascii=False)
+    if kind == "any_text":
+        return rng.choice(_ANY_TEXT)
+    if kind == "grammar":
+        return ebnf_sample(str(fmt.get("grammar", "")), rng)
+    if kind == "regex":
+        compile_or_raise(str(fmt.get("pattern", "")), "structural_tag regex")
+        return regex_sample(str(fmt.get("pattern", "")), rng)
+    if kind == "sequence":
+        return "".join(sub(e) for e in fmt.get("elements") or [])
+    if kind == "or":
+        elements = fmt.get("elements") or []
+        if not elements:
+            raise ValueError("structural_tag: 'or' needs at least one element")
+        return sub(rng.choice(elements))
+    if kind == "tag":
+        return tag(fmt)
+    if kind in ("triggered_tags", "tags_with_separator"):
+        tags = fmt.get("tags") or []
+        if not tags:
+            raise ValueError(f"structural_tag: {kind} needs at least one tag")
+        if kind == "triggered_tags":
+            triggers = [t for t in fmt.get("triggers") or [] if isinstance(t, str)]
+            for t in tags:  # xgrammar: every tag's begin starts with one of the triggers
+                if isinstance(t, dict) and isinstance(t.get("begin"), str) \
+                        and not any(t["begin"].startswith(tr) for tr in triggers):
+                    raise ValueError(f"structural_tag: tag begin {t['begin']!r} matches no trigger")
+            return tag(tags[0]) if fmt.get("stop_after_first") else "".join(tag(t) for t in tags)
+        chosen = tags[:1] if fmt.get("stop_after_first") else tags
+        return str(fmt.get("separator", "")).join(tag(t) for t in chosen)
+    if kind == "optional":
+        return sub(fmt.get("content"))
+    if kind in ("plus", "star"):
+        return sub(fmt.get("content"))
+    if kind == "repeat":
+        lo = int(fmt.get("min", 0))
+        return "".join(sub(fmt.get("content")) for _ in range(max(lo, 1 if int(fmt.get("max", 1)) else 0)))
+    if kind in _NOT_MODELLED:
+        raise ValueError(f"structural_tag: the {kind!r} format is not modelled by the twin")
+    raise ValueError(f"structural_tag: unknown format type {kind!r}")
+
+
 # ------------------------------------------------------------------------------------------------- requests
 
 
 def constraint_of(params: dict[str, Any]) -> tuple[str, Any] | None:
-    """The grammar a request asks for, as SGLang builds it: ("regex", pattern), ("ebnf", grammar) or
-    ("json_schema", schema dict), from `regex`, `ebnf`, `json_schema` (a string) and `response_format` (json_object →
-    {"type": "object"}); None without one. Raises ValueError with SGLang's message for a json_schema response format without a schema."""
+    """The grammar a request asks for, as SGLang builds it: ("regex", pattern), ("ebnf", grammar),
+    ("json_schema", schema dict) or ("structural_tag", format), from `regex`, `ebnf`, `json_schema` and
+    `structural_tag` (strings) and `response_format` (json_object → {"type": "object"}; structural_tag); None
+    without one. Raises ValueError with SGLang's message for a json_schema response format without a schema."""
     rf = params.get("response_format")
     if isinstance(rf, dict):
         kind = rf.get("type")
@@ -528,6 +625,14 @@ def constraint_of(params: dict[str, Any]) -> tuple[str, Any] | None:
             return ("json_schema", schema)
         if kind == "json_object":
             return ("json_schema", {"type": "object"})
+        if kind == "structural_tag":
+            return _structural(rf)
+    if isinstance(params.get("structural_tag"), str):
+        try:
+            spec = json.loads(params["structural_tag"])
+        except json.JSONDecodeError:
+            raise ValueError("structural_tag is not valid JSON") from None
+        return _structural(spec)
     if isinstance(params.get("json_schema"), str):
         try:
             return ("json_schema", json.loads(params["json_schema"]))
@@ -540,6 +645,12 @@ def constraint_of(params: dict[str, Any]) -> tuple[str, Any] | None:
         parse_ebnf(params["ebnf"])  # refuse a grammar that does not parse
         return ("ebnf", params["ebnf"])
     return None
+
+
+def _structural(spec: Any) -> tuple[str, Any]:
+    fmt = structural_format(spec)
+    structural_sample(fmt, random.Random(0))  # refuse a format the twin cannot write, before any decoding
+    return ("structural_tag", fmt)
 
 
 def compile_or_raise(pattern: str, field: str) -> None:
@@ -569,4 +680,6 @@ def constrained_text(constraint: tuple[str, Any], rng: random.Random) -> str:
         return regex_sample(spec, rng)
     if kind == "ebnf":
         return ebnf_sample(spec, rng)
+    if kind == "structural_tag":
+        return structural_sample(spec, rng)
     return json.dumps(schema_sample(spec, rng), ensure_ascii=False)
