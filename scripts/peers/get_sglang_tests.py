@@ -8,7 +8,9 @@ MANIFEST.json pins each one by commit and sha256. With --from, they are copied f
 test/srt/openai_server/...); without it, each is fetched from the SGLang repository on GitHub at its pinned
 commit (set-up only, like pip; the tests themselves never touch the network). A file whose sha256 differs is
 refused, naming the file, both hashes and the commit it must come from (exit 1). Files already in place with the
-right hash are kept. Default destination: $SERVING_CONSOLE_REAL_SGLANG_HOME/peers/sglang-openai-server
+right hash are kept. When files are missing, no checkout is given and GitHub cannot be reached (a machine that reaches
+only the package registries, as CI's), it says so in one line and exits 3: nothing there can supply them. Default
+destination: $SERVING_CONSOLE_REAL_SGLANG_HOME/peers/sglang-openai-server
 (~/.cache/serving-console/real-sglang/...).
 """
 
@@ -39,7 +41,7 @@ def main() -> int:
     ap.add_argument("--dest", type=Path, default=default_dest())
     a = ap.parse_args()
     m = json.loads(MANIFEST.read_text())
-    bad = 0
+    bad = unreachable = 0
     for rel, pin in m["files"].items():
         path = f"{m['source_dir']}/{rel}"
         out = a.dest / path
@@ -59,8 +61,9 @@ def main() -> int:
                 with urllib.request.urlopen(url, timeout=60) as r:
                     data = r.read()
             except OSError as e:
-                print(f"get_sglang_tests: {url}: {e} (or pass --from a SGLang checkout)", file=sys.stderr)
-                bad += 1
+                if not unreachable:
+                    print(f"get_sglang_tests: {url}: {e}", file=sys.stderr)
+                unreachable += 1
                 continue
         got = hashlib.sha256(data).hexdigest()
         if got != pin["sha256"]:
@@ -72,6 +75,11 @@ def main() -> int:
         out.write_bytes(data)
     if bad:
         return 1
+    if unreachable:
+        print(f"get_sglang_tests: {unreachable} of {len(m['files'])} pinned SGLang test files are not under {a.dest} "
+              "and GitHub is unreachable from here: pass --from a SGLang checkout (SGLANG_CHECKOUT=DIR for "
+              "scripts/peers/setup.sh)", file=sys.stderr)
+        return 3
     print(f"get_sglang_tests: {len(m['files'])} files in place under {a.dest}")
     return 0
 

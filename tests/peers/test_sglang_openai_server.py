@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.peers.conftest import SGLANG_TESTS, how_to_set_up
+from tests.peers.conftest import SGLANG_TESTS, WITHOUT_SGLANG_TESTS, how_to_set_up
 from tests.peers.sglang_openai_server import selection
 from tests.real_sglang.conftest import ENV_PY, MODEL, REPO, SERVER_ENV, SERVER_FLAGS
 from tests.peers.twin_argv import twin_args
@@ -39,7 +39,7 @@ PROFILE = "k26-eagle3-d6"
 #: as on their CI's backends and the real CPU server; the reference deployment's trtllm_mla pages by 64 tokens, where
 #: a real B200 server would hit whole pages only and fail that assertion too: the twin serves them with flashinfer
 PAGE_1 = ["--attention-backend", "flashinfer"]
-KINDS = ("not-chat:", "model-bound:", "real-env:", "not-in-0.5.23:", "upstream-bug:", "deferred:")
+KINDS = ("not-chat:", "model-bound:", "real-env:", "not-in-0.5.23:", "upstream-bug:", "no-op:")
 TARGETS = ["twin"] + (["real"] if REAL else [])
 
 
@@ -54,7 +54,8 @@ def _test_methods(rel: str) -> dict[str, list[str]]:
 
     def methods(name: str, seen=()) -> list[str]:
         node = classes[name]
-        own = [f.name for f in node.body if isinstance(f, ast.FunctionDef) and f.name.startswith("test")]
+        own = [f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and f.name.startswith("test")]  # unittest collects an async def too
         for b in node.bases:
             if isinstance(b, ast.Name) and b.id in classes and b.id not in seen:
                 own += [m for m in methods(b.id, seen + (name,)) if m not in own]
@@ -135,6 +136,11 @@ _RUNS: dict[str, dict] = {}
 
 @pytest.fixture(scope="module")
 def runs(peer_env, tmp_path_factory):
+    missing = [rel for rel in MANIFEST["files"] if not _src(rel).exists()]
+    if missing:
+        pytest.fail(f"{len(missing)} pinned SGLang test files missing under {SGLANG_TESTS} (first: {missing[0]}): "
+                    f"{how_to_set_up()}, with SGLANG_CHECKOUT=DIR where GitHub is unreachable; on a machine that "
+                    f"cannot have them, {WITHOUT_SGLANG_TESTS}=1 leaves these tests out, out loud", pytrace=False)
     return _RUNS
 
 

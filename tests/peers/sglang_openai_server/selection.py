@@ -17,8 +17,8 @@ Reasons fall in six kinds, named at the start of each reason:
 - `not-in-0.5.23`: the file is from a later SGLang and tests a feature 0.5.23 does not have (the pinned files are
   the newest the source index holds; MANIFEST.json's version_note).
 - `upstream-bug`: the pinned version of the test fails on a correct server by its own logic (shown on the real one).
-- `deferred`: applicable, but not yet materialized from SGLang's tree (listed so the gap is visible; the next
-  step of issue #14 §4).
+- `no-op`: the method cannot fail as unittest runs it (an `async def` on a plain TestCase returns an un-awaited
+  coroutine and counts as passed); named so that nobody reads it as covered.
 A twin gap is never a reason: a selected test the twin fails stays selected and fails.
 """
 
@@ -52,6 +52,30 @@ SELECTED: tuple[str, ...] = (
     "features/test_cache_report.py::TestCacheReport::test_generate",
     "features/test_cache_report.py::TestCacheReport::test_cache_split_prefill_openai",
     "features/test_cache_report.py::TestCacheReport::test_cache_report_openai",
+    "features/test_continuous_usage_stats.py::TestContinuousUsageStats::test_continuous_usage_stats_enabled",
+    "features/test_continuous_usage_stats.py::TestContinuousUsageStats::test_continuous_usage_stats_disabled",
+    "features/test_continuous_usage_stats.py::TestContinuousUsageStats::test_async_runner",
+    "features/test_json_constrained.py::TestJSONConstrained::test_json_generate",
+    "features/test_json_constrained.py::TestJSONConstrained::test_json_invalid",
+    "features/test_json_constrained.py::TestJSONConstrained::test_json_openai",
+    "features/test_json_constrained.py::TestJSONConstrained::test_mix_json_and_other",
+    "features/test_openai_server_ebnf.py::TestOpenAIServerEBNF::test_ebnf",
+    "features/test_openai_server_ebnf.py::TestOpenAIServerEBNF::test_ebnf_strict_json",
+    "features/test_structural_tag.py::TestStructuralTagXGrammarBackend::test_stag_constant_str_openai",
+    "features/test_openai_server_hidden_states.py::TestOpenAIServerWithHiddenStatesEnabled::test_completion",
+    "features/test_openai_server_hidden_states.py::TestOpenAIServerWithHiddenStatesEnabled::test_completion_stream",
+    "features/test_openai_server_hidden_states.py::TestOpenAIServerWithHiddenStatesEnabled::test_chat_completion",
+    "features/test_openai_server_hidden_states.py::TestOpenAIServerWithHiddenStatesEnabled::"
+    "test_chat_completion_stream",
+    "features/test_openai_server_hidden_states.py::TestOpenAIServerWithHiddenStatesEnabledAndCUDAGraphDisabled::"
+    "test_completion",
+    "features/test_openai_server_hidden_states.py::TestOpenAIServerWithHiddenStatesEnabledAndCUDAGraphDisabled::"
+    "test_completion_stream",
+    "features/test_openai_server_hidden_states.py::TestOpenAIServerWithHiddenStatesEnabledAndCUDAGraphDisabled::"
+    "test_chat_completion",
+    "features/test_openai_server_hidden_states.py::TestOpenAIServerWithHiddenStatesEnabledAndCUDAGraphDisabled::"
+    "test_chat_completion_stream",
+    "validation/test_large_max_new_tokens.py::TestLargeMaxNewTokens::test_chat_completion",
 )
 
 _PREFILL = ("model-bound: asserts that the model, handed a product description and a prefilled '{', writes "
@@ -96,15 +120,27 @@ EXCLUDED: dict[str, str] = {
     "features/test_json_mode.py::TestJSONModeLLGuidance":
         "real-env: --grammar-backend llguidance is not installed in the real env; the same two requests run "
         "under TestJSONModeXGrammar",
-    "validation/test_large_max_new_tokens.py":
-        "deferred: reads '#running-req: 4' from the server's stderr at the fixed path /tmp/stderr.txt while four "
-        "unbounded requests run (minutes on the CPU server); to adapt with a per-run log path",
-    "features/test_json_constrained.py": "deferred: json_schema-constrained chat and /generate",
-    "features/test_openai_server_ebnf.py": "deferred: EBNF-constrained chat (xgrammar)",
-    "features/test_continuous_usage_stats.py": "deferred: stream_options.continuous_usage_stats",
-    "features/test_structural_tag.py": "deferred: structural-tag constrained decoding",
-    "features/test_openai_server_hidden_states.py":
-        "deferred: return_hidden_states (the model's hidden-state tensors in the response)",
+    "features/test_continuous_usage_stats.py::TestContinuousUsageStats::test_continuous_usage_stats_async":
+        "no-op: an async def on a unittest.TestCase: unittest calls it, gets an un-awaited coroutine and counts a "
+        "pass on any server; test_async_runner runs the same coroutine under asyncio.run and is selected",
+    "features/test_structural_tag.py::TestStructuralTagXGrammarBackend::test_stag_json_schema_openai":
+        "model-bound: the real server constrains correctly, but SmolLM2-135M under the schema writes "
+        "'\"population\": 1111…' until max_tokens=128 cuts the JSON (JSONDecodeError at char 152, seen "
+        "2026-12-01): a property of what a 135M model writes, not of the server. The twin's structural-tag "
+        "json_schema is checked by tests/sim/test_wire_structural_tag.py",
+    "features/test_json_constrained.py::TestJSONConstrainedOutlinesBackend":
+        "real-env: --grammar-backend outlines is not installed in the real env; the same four requests run under "
+        "TestJSONConstrained (xgrammar)",
+    "features/test_json_constrained.py::TestJSONConstrainedLLGuidanceBackend":
+        "real-env: --grammar-backend llguidance is not installed in the real env; the same four requests run under "
+        "TestJSONConstrained (xgrammar)",
+    "features/test_openai_server_hidden_states.py::TestOpenAIServerWithEAGLEAndHiddenStatesEnabled":
+        "real-env: EAGLE speculative decoding with a Llama-2 draft pair: speculative decoding does not run on the "
+        "CPU server (the draft's KV pool needs a GPU triton kernel), so there is no real baseline; the same "
+        "requests without speculation run under TestOpenAIServerWithHiddenStatesEnabled",
+    "features/test_openai_server_hidden_states.py::TestOpenAIServerWithEAGLE3AndHiddenStatesEnabled":
+        "real-env: EAGLE-3 speculative decoding of Llama-3.1-8B (and a draft fetched from a hub): not on the CPU "
+        "server; the same requests without speculation run under TestOpenAIServerWithHiddenStatesEnabled",
     "basic/test_openai_embedding.py": "not-chat: an embedding model (/v1/embeddings, --is-embedding)",
     "basic/test_serving_embedding.py": _UNIT,
     "basic/test_protocol.py": _UNIT,

@@ -16,6 +16,12 @@ with `kill_process_tree(pid)`. `install()` replaces exactly those seams, before 
 * `get_tokenizer(...)` returns the target's tokenizer: the real model's HF tokenizer, or for the twin the
   o200k_base encoding the twin counts prompt tokens with (console/sim/tokens.py), with `encode`/`decode`.
 * `kill_process_tree(pid)` stops only a process group this shim started (anything else is an error, never a kill).
+* `STDOUT_FILENAME` / `STDERR_FILENAME` (fixed /tmp paths in SGLang, where a class started with
+  `return_stdout_stderr` sends the server's output and reads its log lines back) become files in the run's log
+  directory, so runs never share or clobber them.
+* Pinned files newer or older than 0.5.23 by an import path only: `sglang.srt.hf_transformers_utils` (0.5.23 keeps
+  it at `sglang.srt.utils.hf_transformers_utils`) is the same module, and test-name constants 0.5.23's test_utils
+  lacks (`DEFAULT_EAGLE_*`, used only by excluded speculative classes) are defined as a marker naming that.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ from pathlib import Path
 #: SGLang's test-name constants that name a model the tests send in requests
 MODEL_CONSTANTS = ("DEFAULT_SMALL_MODEL_NAME_FOR_TEST", "DEFAULT_MODEL_NAME_FOR_TEST",
                    "DEFAULT_SMALL_MODEL_NAME_FOR_TEST_QWEN")
+#: test-name constants later pinned files import that 0.5.23's sglang.test.test_utils does not define
+MISSING_IN_0_5_23 = ("DEFAULT_EAGLE_TARGET_MODEL_FOR_TEST", "DEFAULT_EAGLE_DRAFT_MODEL_FOR_TEST")
 #: flags whose value the class needs from a server it did not start (url target), by /server_info key
 _BOOL_FLAGS = {"--enable-cache-report", "--enable-metrics", "--enable-custom-logit-processor"}
 
@@ -227,11 +235,19 @@ class Shim:
 
 def install(target: str, log_dir: Path) -> Shim:
     """Patch sglang.test.test_utils and friends before any SGLang test module is imported."""
+    import sys
+
     import sglang.srt.utils as srt_utils
     import sglang.srt.utils.hf_transformers_utils as hf_utils
     import sglang.test.test_utils as tu
 
     shim = Shim(target, log_dir)
+    tu.STDOUT_FILENAME = str(log_dir / "server-stdout.txt")
+    tu.STDERR_FILENAME = str(log_dir / "server-stderr.txt")
+    sys.modules.setdefault("sglang.srt.hf_transformers_utils", hf_utils)
+    for name in MISSING_IN_0_5_23:
+        if not hasattr(tu, name):
+            setattr(tu, name, f"<{name}: not in sglang 0.5.23's test_utils>")
     shim.hf_get_tokenizer = hf_utils.get_tokenizer  # SGLang's own, for the real model's tokenizer
     tu.popen_launch_server = shim.popen_launch_server
     tu.DEFAULT_URL_FOR_TEST = shim.url
