@@ -95,6 +95,9 @@ def test_selection_covers_every_test_and_every_exclusion_exists(peer_env):
                 ex = [k for k in (rel, f"{rel}::{cls}", tid) if k in excluded]
                 assert (tid in selected) != bool(ex), (f"{tid}: {'both selected and excluded' if ex else 'neither'}"
                                                        " selected nor excluded")
+    for tid, reason in selection.TWIN_ONLY.items():
+        assert tid in selected, f"twin-only {tid} is not selected"
+        assert reason.startswith("model-bound:"), f"{tid}: a twin-only test is one the real model cannot pass"
     for tid in selected:
         rel, cls, m = tid.split("::")
         assert m in _test_methods(rel).get(cls, []), f"selected {tid} does not exist in the pinned file"
@@ -144,8 +147,8 @@ def runs(peer_env, tmp_path_factory):
     return _RUNS
 
 
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("tid", selection.SELECTED)
+@pytest.mark.parametrize("tid, target", [(t, g) for g in TARGETS for t in selection.SELECTED
+                                          if g == "twin" or t not in selection.TWIN_ONLY])
 def test_sglang_openai_server(runs, tid, target, tmp_path_factory):
     if target not in runs:  # one runner process per target, the first item of it pays for the whole run
         runs[target] = _run(target, tmp_path_factory.mktemp(f"sglang-tests-{target}"))

@@ -62,6 +62,7 @@ SELECTED: tuple[str, ...] = (
     "features/test_openai_server_ebnf.py::TestOpenAIServerEBNF::test_ebnf",
     "features/test_openai_server_ebnf.py::TestOpenAIServerEBNF::test_ebnf_strict_json",
     "features/test_structural_tag.py::TestStructuralTagXGrammarBackend::test_stag_constant_str_openai",
+    "features/test_structural_tag.py::TestStructuralTagXGrammarBackend::test_stag_json_schema_openai",
     "features/test_openai_server_hidden_states.py::TestOpenAIServerWithHiddenStatesEnabled::test_completion",
     "features/test_openai_server_hidden_states.py::TestOpenAIServerWithHiddenStatesEnabled::test_completion_stream",
     "features/test_openai_server_hidden_states.py::TestOpenAIServerWithHiddenStatesEnabled::test_chat_completion",
@@ -77,6 +78,20 @@ SELECTED: tuple[str, ...] = (
     "test_chat_completion_stream",
     "validation/test_large_max_new_tokens.py::TestLargeMaxNewTokens::test_chat_completion",
 )
+
+_SMOL_JSON = ("model-bound: the real server constrains correctly, but SmolLM2-135M under this schema writes "
+              "'\"population\": 1111…' until max_tokens=128 cuts the JSON (JSONDecodeError at char 152-172, seen on "
+              "the real CPU server 2026-12-01): what a 135M model writes, not the server. Kimi-K2.6 on the twin "
+              "writes a short integer, as an instruction-following model does")
+
+#: selected methods run against the twin only: a real CPU server with SmolLM2 cannot pass them for a reason of the
+#: model (each reason says which), so their real baseline is the server's behaviour seen in the reason, not a pass
+TWIN_ONLY: dict[str, str] = {
+    "features/test_json_constrained.py::TestJSONConstrained::test_json_generate": _SMOL_JSON,
+    "features/test_json_constrained.py::TestJSONConstrained::test_json_openai": _SMOL_JSON,
+    "features/test_json_constrained.py::TestJSONConstrained::test_mix_json_and_other": _SMOL_JSON,
+    "features/test_structural_tag.py::TestStructuralTagXGrammarBackend::test_stag_json_schema_openai": _SMOL_JSON,
+}
 
 _PREFILL = ("model-bound: asserts that the model, handed a product description and a prefilled '{', writes "
             "'\"name\": \"SmartHome Mini\",' next (and names meta-llama/Llama-3.1-8B-Instruct in the request): a "
@@ -123,17 +138,15 @@ EXCLUDED: dict[str, str] = {
     "features/test_continuous_usage_stats.py::TestContinuousUsageStats::test_continuous_usage_stats_async":
         "no-op: an async def on a unittest.TestCase: unittest calls it, gets an un-awaited coroutine and counts a "
         "pass on any server; test_async_runner runs the same coroutine under asyncio.run and is selected",
-    "features/test_structural_tag.py::TestStructuralTagXGrammarBackend::test_stag_json_schema_openai":
-        "model-bound: the real server constrains correctly, but SmolLM2-135M under the schema writes "
-        "'\"population\": 1111…' until max_tokens=128 cuts the JSON (JSONDecodeError at char 152, seen "
-        "2026-12-01): a property of what a 135M model writes, not of the server. The twin's structural-tag "
-        "json_schema is checked by tests/sim/test_wire_structural_tag.py",
     "features/test_json_constrained.py::TestJSONConstrainedOutlinesBackend":
         "real-env: --grammar-backend outlines is not installed in the real env; the same four requests run under "
         "TestJSONConstrained (xgrammar)",
     "features/test_json_constrained.py::TestJSONConstrainedLLGuidanceBackend":
         "real-env: --grammar-backend llguidance is not installed in the real env; the same four requests run under "
         "TestJSONConstrained (xgrammar)",
+    "features/test_openai_server_hidden_states.py::BaseTestOpenAIServerWithHiddenStates":
+        "no-op: a mixin (an ABC, not a TestCase): unittest never runs it on its own; its four methods run through "
+        "the two selected subclasses",
     "features/test_openai_server_hidden_states.py::TestOpenAIServerWithEAGLEAndHiddenStatesEnabled":
         "real-env: EAGLE speculative decoding with a Llama-2 draft pair: speculative decoding does not run on the "
         "CPU server (the draft's KV pool needs a GPU triton kernel), so there is no real baseline; the same "
