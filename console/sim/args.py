@@ -510,6 +510,13 @@ def resolve_server_args(ns: argparse.Namespace, sim: SimOptions, argv: list[str]
         raise ResolutionError(
             "speculative_eagle_topk > 1 with page_size > 1 is only supported on ('flashinfer', 'fa3', 'triton'); got "
             f"attention_backend={args.get('attention_backend')!r}. Use page_size == 1 or one of those backends.")
+    # --- hidden states (serving_hook.py handle_return_hidden_states_mode): the legacy flag means "full", a mode
+    # turns the legacy flag on
+    if args.get("return_hidden_states_mode") is None:
+        if args.get("enable_return_hidden_states") or args.get("enable_return_aux_hidden_states"):
+            args["return_hidden_states_mode"] = "full"
+    else:
+        args["enable_return_hidden_states"] = True
     args["enable_dp_attention"] = False
     return cfg
 
