@@ -26,7 +26,7 @@ from .logprobs import completion_logprobs
 from .runtime import RequestHandle, TraceRecord
 from .tokens import decode_ids
 from .shaping import _error, disconnected_message, merged, refused, stream_flags
-from . import wire
+from . import hidden, wire
 
 DEFAULT_MAX_TOKENS = 16  #: CompletionRequest.max_tokens
 
@@ -54,6 +54,8 @@ def fan_out(req: SimRequest, n: int) -> list[SimRequest]:
     for _ in range(n - 1):
         out.append(dataclasses.replace(req, rid=uuid.uuid4().hex, prefix_keys=list(req.prefix_keys),
                                        spec_hist=[]))
+        if hasattr(req, "return_hidden_states"):  # /generate's ask (hidden.mark), not a dataclass field
+            out[-1].return_hidden_states = req.return_hidden_states  # type: ignore[attr-defined]
     return out
 
 
@@ -93,6 +95,7 @@ class CompletionShaping:
             reqs.extend(fan_out(req, n))
         if isinstance(body.get("rid"), str) and len(reqs) == 1:
             reqs[0].rid = body["rid"]
+        hidden.check(body.get("return_hidden_states"), self.cfg.args)  # type: ignore[attr-defined]
         return reqs
 
     def _echo(self, body: dict[str, Any], index: int, n: int) -> str:
@@ -111,9 +114,12 @@ class CompletionShaping:
         top = body.get("logprobs")
         seed = self.cfg.sim.seed  # type: ignore[attr-defined]
         cache_report = bool(self.cfg.args.get("enable_cache_report"))  # type: ignore[attr-defined]
+        want_hidden = body.get("return_hidden_states")
+        width = hidden.hidden_size(self.dep)  # type: ignore[attr-defined]
 
         async def gen() -> AsyncIterator[str]:
             sent_chars = [0] * len(reqs)
+            seen: list[int] = []  # choices in the order their first output came (SGLang's per-index dicts)
             sent_tokens = [0] * len(reqs)
             sent_vis = [0] * len(reqs)
             started: set[int] = set()
@@ -132,6 +138,7 @@ class CompletionShaping:
                 sent_chars[i] = len(text)
                 if i not in started:
                     started.add(i)
+                    seen.append(i)
                     delta = self._echo(body, i, n_per) + delta
                 lp = None
                 if isinstance(top, int) and not isinstance(top, bool) and n > sent_vis[i]:
@@ -144,6 +151,11 @@ class CompletionShaping:
                 sent_tokens[i] = n
                 yield wire.completion_chunk(req.rid, created, model, index=i, text=delta, logprobs=lp,
                                             finish_reason=reason, matched_stop=matched, usage_=u)
+            if hidden.request_mode(want_hidden) != hidden.NULL:  # one chunk per choice, after the outputs
+                for i in seen:
+                    recs[0].chunk(0)
+                    yield wire.sse(hidden.completion_chunk(last_rid, created, model, i, hidden.openai_value(
+                        reqs[i], want_hidden, seed, width)))
             spec = self._spec_ext(reqs, body)  # type: ignore[attr-defined]
             if spec is not None:
                 recs[0].chunk(0)
@@ -172,12 +184,18 @@ class CompletionShaping:
         top = body.get("logprobs")
         seed = self.cfg.sim.seed  # type: ignore[attr-defined]
         choices = []
+        want_hidden = body.get("return_hidden_states")
+        width = hidden.hidden_size(self.dep)  # type: ignore[attr-defined]
         for i, req in enumerate(reqs):
             reason, matched = wire.chat_finish(req)
-            choices.append({"index": i, "text": self._echo(body, i, n_per) + req.text(),
-                            "logprobs": completion_logprobs(req, seed, 0, req.n_out, top)
-                            if isinstance(top, int) and not isinstance(top, bool) else None,
-                            "finish_reason": reason, "matched_stop": matched})
+            choice = {"index": i, "text": self._echo(body, i, n_per) + req.text(),
+                      "logprobs": completion_logprobs(req, seed, 0, req.n_out, top)
+                      if isinstance(top, int) and not isinstance(top, bool) else None,
+                      "finish_reason": reason, "matched_stop": matched}
+            hs = hidden.openai_value(req, want_hidden, seed, width)
+            if hs is not None:  # CompletionResponseChoice drops it when None
+                choice["hidden_states"] = hs
+            choices.append(choice)
         wv = self.cfg.args.get("weight_version", "default")  # type: ignore[attr-defined]
         first = reqs[0]
         out: dict[str, Any] = {

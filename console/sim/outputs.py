@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .hidden import check as check_hidden
 from .constrained import constraint_of, constrained_text, stop_regexes
 from .scripted import ScriptedStream, Segment
 from .toolcalls import (SPECIAL_IDS, THINK_END, history_calls, parsing_active, plan_tool_calls, section_text,
@@ -85,6 +86,7 @@ def plan_chat(body: dict[str, Any], args: dict[str, Any], domain: str,
               prompt_tokens: int = 0) -> tuple[OutputPlan, Factory | None, tuple[str, ...]]:
     """(the plan, the words factory or None, stop_regex patterns) of a chat request; ValueError with SGLang's
     message for a bad constraint."""
+    check_hidden(body.get("return_hidden_states"), args)  # the tokenizer manager's ceiling (hidden.py)
     tool_parser, reasoning_parser = args.get("tool_call_parser"), args.get("reasoning_parser")
     tools = parsing_active(tool_parser, body)
     thinking = bool(reasoning_parser) and thinking_on(body, str(reasoning_parser))

@@ -19,7 +19,7 @@ from .runtime import RequestHandle, TraceRecord
 from .shaping import (DISCONNECT_POLL_S, TRUNCATED_MSG, _error, disconnected_message, merged, refused,  # noqa: F401
                       stream_flags)
 from .toolcalls import KimiStreamParser, parse_final
-from . import wire
+from . import hidden, wire
 
 
 class FaultStreamingResponse(StreamingResponse):
@@ -125,6 +125,7 @@ class ResponseShaping(CompletionShaping):
         cache_report = bool(a.get("enable_cache_report"))
         seed = self.cfg.sim.seed
         n_choices = len(reqs)
+        want_hidden = body.get("return_hidden_states")
 
         def live_usage(req: SimRequest, n: int) -> dict[str, Any] | None:
             if not continuous:
@@ -134,6 +135,7 @@ class ResponseShaping(CompletionShaping):
 
         async def gen() -> AsyncIterator[str]:
             started: set[int] = set()
+            seen: list[int] = []  # choices in the order their first output came (SGLang's per-index dicts)
             sent_chars = [0] * n_choices
             sent_tokens = [0] * n_choices
             sent_vis = [0] * n_choices
@@ -153,6 +155,7 @@ class ResponseShaping(CompletionShaping):
                 last_rid = req.rid
                 if i not in started:
                     started.add(i)
+                    seen.append(i)
                     rec.chunk(0)
                     yield wire.chat_chunk(req.rid, created, model, role="assistant", content="", index=i)
                 text = req.text(n)
@@ -202,6 +205,12 @@ class ResponseShaping(CompletionShaping):
                     reason = "tool_calls"
                 recs[i].chunk(req.n_out - sent_tokens[i])
                 yield wire.chat_chunk(last_rid, created, model, finish_reason=reason, matched_stop=matched, index=i)
+            if hidden.request_mode(want_hidden) != hidden.NULL:  # one chunk per choice, after the finish chunks
+                width = hidden.hidden_size(self.dep)
+                for i in seen:
+                    recs[0].chunk(0)
+                    yield wire.sse(hidden.chat_chunk(last_rid, created, model, i, hidden.openai_value(
+                        reqs[i], want_hidden, seed, width)))
             spec = self._spec_ext(reqs, body)
             if spec is not None:
                 recs[0].chunk(0)
@@ -239,10 +248,15 @@ class ResponseShaping(CompletionShaping):
             message: dict[str, Any] = {"role": "assistant", "content": text or "", "reasoning_content": reasoning}
             if calls:
                 message["tool_calls"] = calls
-            choices.append({"index": i, "message": message,
-                            "logprobs": chat_logprobs(req, self.cfg.sim.seed, 0, req.n_out,
-                                                      plan.top_logprobs) if plan.logprobs else None,
-                            "finish_reason": reason, "matched_stop": matched})
+            choice = {"index": i, "message": message,
+                      "logprobs": chat_logprobs(req, self.cfg.sim.seed, 0, req.n_out,
+                                                plan.top_logprobs) if plan.logprobs else None,
+                      "finish_reason": reason, "matched_stop": matched}
+            hs = hidden.openai_value(req, body.get("return_hidden_states"), self.cfg.sim.seed,
+                                     hidden.hidden_size(self.dep))
+            if hs is not None:  # ChatCompletionResponseChoice drops it when None
+                choice["hidden_states"] = hs
+            choices.append(choice)
         first = reqs[0]
         out: dict[str, Any] = {
             "id": first.rid, "object": "chat.completion", "created": created, "model": str(body.get("model") or "default"),
@@ -271,13 +285,17 @@ class ResponseShaping(CompletionShaping):
         recs = [recs] if isinstance(recs, TraceRecord) else list(recs)
         batched = len(reqs) > 1
 
+        width, seed = hidden.hidden_size(self.dep), self.cfg.sim.seed
+        hs = [hidden.GenerateHidden(r, hidden.asked(r), seed, width) for r in reqs]
+
         async def gen() -> AsyncIterator[str]:
             first = [True] * len(reqs)
             sent = [0] * len(reqs)
             async for i, out in merged(handles):
                 req, rec = reqs[i], recs[i]
                 n = out.completion_tokens
-                meta = self._meta(req, n, out.finished, time.time() if first[i] else None)
+                meta = hidden.with_hidden(self._meta(req, n, out.finished, time.time() if first[i] else None),
+                                          hs[i].at(n))
                 first[i] = False
                 rec.chunk(n - sent[i])
                 sent[i] = n
@@ -310,6 +328,8 @@ class ResponseShaping(CompletionShaping):
         for req, rec in zip(reqs, recs):
             rec.chunk(req.n_out)
             self.trace.finish(rec, req)
+            hs = hidden.GenerateHidden(req, hidden.asked(req), self.cfg.sim.seed, hidden.hidden_size(self.dep))
             outs.append({"text": req.text(), "output_ids": req.output_ids(),
-                         "meta_info": self._meta(req, req.n_out, True, time.time())})
+                         "meta_info": hidden.with_hidden(self._meta(req, req.n_out, True, time.time()),
+                                                         hs.at(req.n_out))})
         return outs[0] if single else outs

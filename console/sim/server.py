@@ -30,6 +30,7 @@ from fastapi.responses import JSONResponse, Response
 from .args import ServerConfig
 from .deployment import Deployment
 from .engine import Engine, SimRequest
+from . import hidden
 from .faults import FaultState, crash_records, die, runtime_crash_message
 from .logfmt import SimLog
 from .memory import MemoryPlan
@@ -162,7 +163,7 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
 
     def generate_request(self, body: dict[str, Any]) -> Any:
         sp = body.get("sampling_params") if isinstance(body.get("sampling_params"), dict) else {}
-        return _mark_grammar(super().generate_request(body), _has_grammar(sp))
+        return hidden.mark(_mark_grammar(super().generate_request(body), _has_grammar(sp)), body, self.cfg.args)
 
     def completion_requests(self, body: dict[str, Any]) -> Any:
         rf = body.get("response_format") if isinstance(body.get("response_format"), dict) else {}

@@ -473,6 +473,7 @@ class CompletionRequest(_Routing):
     temperature: float = 1.0
     top_p: float = 1.0
     user: Optional[str] = None
+    return_hidden_states: Union[bool, Literal["last"]] = False
     top_k: int = -1
     min_p: float = 0.0
     min_tokens: int = 0
@@ -818,9 +819,29 @@ def check_generate_body(body: Any) -> dict[str, Any]:
         v = body.get(key)
         if v is not None and not _type_ok(v, expected):
             raise ContractRefusal(f"invalid type: {_unexpected(v)}, expected {expected}")
+    _check_generate_hidden(body.get("return_hidden_states"))
     if isinstance(sp, dict):
         _contract_sampling(sp)
     return body
+
+
+def _check_generate_hidden(v: Any) -> None:
+    """GenerateReqInput.return_hidden_states (bool, "last" or a list of them); the JSON contract then takes a
+    boolean or a list only (its BoolOrList): "last" passes the dataclass, not the contract."""
+    if v is None or isinstance(v, bool) or isinstance(v, list):
+        return
+    from .hidden import lax_bool
+    if v == "last" or lax_bool(v) is not None:  # the dataclass took it (pydantic's lax bool), the contract not
+        raise ContractRefusal(f"invalid type: {_unexpected(v)}, expected a value or an array of values for BoolOrList")
+    loc = ("body", "return_hidden_states")
+    bool_err = ({"type": "bool_parsing", "loc": loc + ("bool",), "msg": "Input should be a valid boolean, unable "
+                 "to interpret input", "input": v} if isinstance(v, (str, int, float)) else
+                {"type": "bool_type", "loc": loc + ("bool",), "msg": "Input should be a valid boolean", "input": v})
+    raise validation_refusal([
+        {"type": "list_type", "loc": loc + ("list[union[bool,literal['last']]]",),
+         "msg": "Input should be a valid list", "input": v}, bool_err,
+        {"type": "literal_error", "loc": loc + ("literal['last']",), "msg": "Input should be 'last'", "input": v,
+         "ctx": {"expected": "'last'"}}], GENERATE)
 
 # ------------------------------------------------------------------------------------------------ the routes' glue
 
