@@ -24,9 +24,11 @@ from tests.real_sglang.conftest import (
 from tests.sim.twin_process import FAST, start_twin, stop_twin
 from tests.sim.twin_process import MODEL as TWIN_MODEL
 
-#: the twin launched like the real server where the flags make sense (no drafter: the real server has none)
+#: the twin launched like the real server where the flags make sense (no drafter: the real server has none; and
+#: one-token KV pages as on the CPU server's torch_native backend: the reference's trtllm_mla pages by 64, so its
+#: short prompts would hit no whole page and cached_tokens_details would read null where the real one hits)
 TWIN_ARGS = TWIN_MODEL + FAST + ["--mem-fraction-static", "0.96", "--enable-metrics", "--max-total-tokens", "8192",
-                                  "--sim-seed", "1"]
+                                  "--attention-backend", "flashinfer", "--sim-seed", "1"]
 #: a real server already running (`SC_DIFF_REAL_URL=http://127.0.0.1:PORT`) to reuse instead of starting one; for
 #: developing twin fixes while other work shares the machine (CI never sets it)
 SHARED_REAL = "SC_DIFF_REAL_URL"

@@ -43,6 +43,13 @@ def write_profile(d: Path, port: int, *, model: str | None = None, extra: tuple[
     return p
 
 
+def _terminal_sigint() -> None:
+    """SIGINT as a terminal's Ctrl-C meets it. A shell without job control starts a background command (`cmd &`)
+    with SIGINT ignored, the test run inherits that, and Python keeps an inherited SIG_IGN (no KeyboardInterrupt):
+    the launch would never see the test's Ctrl-C (seen when .ci/run itself ran in the background)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def last_line(text: str) -> str:
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     return lines[-1] if lines else ""
@@ -64,7 +71,8 @@ def launched(real_env, tmp_path_factory):
     t0 = time.monotonic()
     with open(err, "w") as f:
         proc = subprocess.Popen([*CLI, "launch", str(prof), "--sessions", str(sessions)], cwd=REPO, stdout=f,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True,
+                                preexec_fn=_terminal_sigint)
     state = {"proc": proc, "url": f"http://127.0.0.1:{port}", "port": port, "sessions": sessions, "stderr": err,
              "profile": prof, "pids": set(), "ready_s": None}
     try:
