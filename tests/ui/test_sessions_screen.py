@@ -272,10 +272,14 @@ def forecasting(cell: Path, **kw) -> Host:
 
 
 def computed(app) -> bool:
-    """The forecast (or its refusal) is computed AND painted: `result` is set before the body's repaint lands, so a
-    test that reads the screen right after `result` could still see the placeholder (seen once in CI)."""
-    return (isinstance(app.screen, ForecastScreen) and (app.screen.result is not None or app.screen.error is not None)
-            and "computing…" not in screen_text(app))
+    """The forecast (or its refusal) is computed AND laid out on screen. `result` is set before the body's repaint
+    lands, and the first repaint can still fit the placeholder's one-line region (CI saw the placeholder, then only
+    the head line): wait for the lines after the table (or the refusal line) to be on screen."""
+    if not isinstance(app.screen, ForecastScreen):
+        return False
+    if app.screen.error is not None:
+        return "no forecast:" in screen_text(app)
+    return app.screen.result is not None and "acceptance per draft position" in screen_text(app)
 
 
 async def test_forecast_screen_shows_depths_tax_and_curve(sessions):

@@ -112,11 +112,13 @@ async def test_forecast_lists_no_empty_extrapolated_rows_and_names_the_extrapola
     monkeypatch.chdir(tmp_path)
     d = dflash_cell(Path("sessions"))
     app = Host(lambda: ForecastScreen(d))
+    row32 = re.compile(r"^\s+32 .* p16–p31\s*$", flags=re.M)  # the positions, not a bare '16'
     async with app.run_test(size=(160, 48)) as pilot:
-        await wait_until(pilot, lambda: computed(app))
+        # painted in steps under load (CI): wait for the row itself; a wrong row times out showing the screen
+        await wait_until(pilot, lambda: computed(app) and row32.search(screen_text(app)), what="block 32's row")
         text = screen_text(app)
     assert "0.00  extrapolated" not in text and "p32" not in text      # block 32 verifies 31 positions
-    assert re.search(r"^\s+32 .* p16–p31\s*$", text, flags=re.M)       # the positions, not a bare '16'
+    assert row32.search(text)
     assert re.search(r"^ p\d\d–p31: extrapolated below 0\.005 \(not listed\)", text, flags=re.M)
 
 
