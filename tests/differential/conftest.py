@@ -21,14 +21,13 @@ from tests.real_sglang.conftest import (
     start_server,
     stop_server,
 )
-from tests.sim.twin_process import FAST, start_twin, stop_twin
+from tests.sim.twin_process import FAST, PAGE_1, start_twin, stop_twin
 from tests.sim.twin_process import MODEL as TWIN_MODEL
 
-#: the twin launched like the real server where the flags make sense (no drafter: the real server has none; and
-#: one-token KV pages as on the CPU server's torch_native backend: the reference's trtllm_mla pages by 64, so its
-#: short prompts would hit no whole page and cached_tokens_details would read null where the real one hits)
-TWIN_ARGS = TWIN_MODEL + FAST + ["--mem-fraction-static", "0.96", "--enable-metrics", "--max-total-tokens", "8192",
-                                  "--attention-backend", "flashinfer", "--sim-seed", "1"]
+#: the twin launched like the real server where the flags make sense (no drafter: the real server has none; one-token
+#: KV pages, as its torch_native backend: on 64-token pages cached_tokens_details would read null where it hits)
+TWIN_ARGS = TWIN_MODEL + FAST + PAGE_1 + ["--mem-fraction-static", "0.96", "--enable-metrics", "--max-total-tokens",
+                                          "8192", "--sim-seed", "1"]
 #: a real server already running (`SC_DIFF_REAL_URL=http://127.0.0.1:PORT`) to reuse instead of starting one; for
 #: developing twin fixes while other work shares the machine (CI never sets it)
 SHARED_REAL = "SC_DIFF_REAL_URL"

@@ -24,8 +24,9 @@ import pytest
 
 from tests.peers.conftest import SGLANG_TESTS, WITHOUT_SGLANG_TESTS, how_to_set_up
 from tests.peers.sglang_openai_server import selection
-from tests.real_sglang.conftest import ENV_PY, MODEL, REPO, SERVER_ENV, SERVER_FLAGS
 from tests.peers.twin_argv import twin_args
+from tests.real_sglang.conftest import ENV_PY, MODEL, REPO, SERVER_ENV, SERVER_FLAGS
+from tests.sim.twin_process import PAGE_1
 
 pytestmark = pytest.mark.real_sglang
 
@@ -35,10 +36,6 @@ RUNNER = HERE / "runner.py"
 REAL = os.environ.get("SC_PEERS_REAL", "")
 #: the reference deployment's default arm (docs/reference-deployment.md), as its profile launches it
 PROFILE = "k26-eagle3-d6"
-#: SGLang's tests assume one-token KV pages (test_cache_report: a repeated prompt hits prompt_tokens - 1 tokens),
-#: as on their CI's backends and the real CPU server; the reference deployment's trtllm_mla pages by 64 tokens, where
-#: a real B200 server would hit whole pages only and fail that assertion too: the twin serves them with flashinfer
-PAGE_1 = ["--attention-backend", "flashinfer"]
 KINDS = ("not-chat:", "model-bound:", "real-env:", "not-in-0.5.23:", "upstream-bug:", "no-op:")
 TARGETS = ["twin"] + (["real"] if REAL else [])
 

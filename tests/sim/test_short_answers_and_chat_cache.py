@@ -16,6 +16,8 @@ from console.sim.deployment import load_deployment
 from console.sim.lengths import natural_length
 from console.sim.requests import RequestParsing
 
+from .twin_process import PAGE_1
+
 DEP = load_deployment()
 
 
@@ -26,10 +28,6 @@ class _Parser(RequestParsing):
     def _limits(self, prompt_tokens: int, max_new: int | None) -> int:
         return max_new
 
-
-#: one-token pages, as SGLang's test_cache_report assumes (trtllm_mla, the reference backend, pages by 64: whole pages
-#: hit there, tests/sim/test_sim_model.py)
-PAGE_1 = ("--attention-backend", "flashinfer")
 
 
 def _engine(*argv: str):

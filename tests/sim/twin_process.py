@@ -19,6 +19,11 @@ EAGLE3_D6 = ["--speculative-algorithm", "EAGLE3", "--speculative-draft-model-pat
 DFLASH = ["--speculative-algorithm", "DFLASH", "--speculative-draft-model-path", "z-lab/Kimi-K2.6-DFlash"]
 #: Fast-forward: serving 20x faster than modeled, the ~11-minute cold start in ~0.03 s.
 FAST = ["--sim-time-scale", "20", "--sim-startup-scale", "1000"]
+#: One-token KV pages (flashinfer instead of the reference's trtllm_mla, which pages by 64 whatever --page-size says),
+#: for comparisons with servers and tests that assume them: the real CPU server (torch_native, page 1) and SGLang's
+#: own tests (test_cache_report: a repeated prompt hits prompt_tokens - 1). On 64-token pages short prompts hit no
+#: whole page, as a real B200 server would (tests/sim/test_sim_model.py).
+PAGE_1 = ["--attention-backend", "flashinfer"]
 
 
 def free_port() -> int:
