@@ -81,6 +81,7 @@ class SimRequest:
     cached_tokens: int = 0
     prefilled: int = 0  #: tokens of (prompt + earlier output) already in the KV cache during prefill
     prefill_target: int = 0  #: tokens the current prefill must reach
+    last_chunk: int = 0  #: tokens of its latest prefill forward (with chunked prefill, the last chunk's)
     n_out: int = 0  #: completion tokens, EOS included
     eos: bool = False
     eos_id: int = 0
@@ -541,6 +542,7 @@ class Engine:
             if r.num_retractions == 0 and r.prefilled == r.cached_tokens:  # first chunk of a fresh request
                 cached_tok += r.cached_tokens
             r.prefilled += take
+            r.last_chunk = take
             new_tok += take
             if r.prefilled < r.prefill_target:
                 self.chunked = r

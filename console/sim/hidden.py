@@ -8,7 +8,8 @@ event). `True` asks for full, `"last"` for last.
 
 What the scheduler collects per request (batch_result_processor `_append_prefill_hidden_states` /
 `_append_decode_hidden_states`): with `True`, one entry for the prefill (the rows of the prompt tokens that were
-computed, i.e. the uncached ones) and then one vector per decode step (a request with N output tokens runs N - 1
+computed, i.e. the uncached ones; of a prompt prefilled in chunks, the last chunk's only: a middle chunk's output is
+not committed, `store=False`) and then one vector per decode step (a request with N output tokens runs N - 1
 decode steps); with `"last"`, only the newest vector. /generate's meta_info carries that list as is (every streamed
 output carries the whole list so far). The OpenAI routes (entrypoints/openai/utils.py
 `process_hidden_states_for_response`) answer `True` with the list's last entry (the last decode step's vector, `[]`
@@ -137,8 +138,10 @@ class GenerateHidden:
         if self.mode == LAST:
             pos = req.prompt_tokens + n - 2 if n >= 2 else req.prompt_tokens - 1
             return [vector(key, pos, self.width)]
-        if not self.items:
+        if not self.items:  # the prefill's rows: the last chunk's only (earlier chunks' are not stored)
             start = min(req.cached_tokens, req.prompt_tokens - 1)
+            if 0 < req.last_chunk < req.prompt_tokens - start:
+                start = req.prompt_tokens - req.last_chunk
             self.items.append(rows(key, start, req.prompt_tokens, self.width))
         while len(self.items) < n:  # one vector per decode step: token j + 1 came from position prompt + j
             self.items.append(vector(key, req.prompt_tokens + len(self.items) - 1, self.width))

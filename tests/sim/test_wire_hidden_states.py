@@ -193,6 +193,25 @@ def test_generate_lists_prefill_rows_then_decode_steps(twin):
     assert again["hidden_states"][1:] == decode
 
 
+@pytest.mark.parametrize("words, rows", [(10, 11), (100, 37), (200, 9)])
+def test_generate_chunked_prompt_keeps_the_last_chunks_rows(tmp_path, words, rows):
+    """Measured on the real 0.5.23 CPU server with --chunked-prefill-size 64 --disable-radix-cache: prompts of 11,
+    101 and 201 tokens ("hello " * 10, * 100, * 200) gave prefill entries of 11, 37 and 9 rows: a middle chunk's
+    output is not stored (batch_result_processor, store=False), so only the last chunk's rows are. Token ids here,
+    so the twin's prompt lengths are the real ones."""
+    t = start_twin(BASE + ["--enable-return-hidden-states", "--chunked-prefill-size", "64", "--disable-radix-cache"],
+                   tmp_path)
+    try:
+        body = {"input_ids": list(range(1000, 1000 + words + 1)), "sampling_params": {
+            "max_new_tokens": 3, "temperature": 0, "ignore_eos": True}, "return_hidden_states": True}
+        m = post(t, "/generate", body).json()["meta_info"]
+        assert m["prompt_tokens"] == words + 1
+        assert [len(m["hidden_states"][0]), len(m["hidden_states"])] == [rows, 3]
+        assert all(is_vector(v) for v in m["hidden_states"][0])
+    finally:
+        stop_twin(t)
+
+
 def test_generate_stream_grows(twin):
     r = post(twin, "/generate", {"text": "Tell me something", "stream": True, "return_hidden_states": True,
                                  "sampling_params": {"max_new_tokens": 3, "ignore_eos": True}})
