@@ -10,8 +10,10 @@ counting each prompt's tokens once, and the first request's weight-version metad
 
 `echo` prepends the choice's prompt to its text: a text prompt as given, a token-id prompt decoded with the
 vocabulary the twin counts tokens with (o200k_base, tokens.decode_ids; SGLang: tokenizer.decode(ids,
-skip_special_tokens=True)); prompt logprobs (echo with logprobs) are not modelled. `logprobs: N` gives the legacy LogProbs
-object with the top N alternatives per token (console/sim/logprobs.py).
+skip_special_tokens=True)). `logprobs: N` gives the legacy LogProbs object with the top N alternatives per token
+(console/sim/logprobs.py); with `echo` and N > 0 the prompt's tokens lead it (SGLang asks /generate for
+logprob_start_len 0): the first with a null logprob and a null top map, then one per prompt token, then the
+output's; streamed, in each choice's first chunk. `echo` with `logprobs: 0` gives the output's only.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import uuid
 from typing import Any, AsyncIterator, Sequence
 
 from .engine import SimRequest
-from .logprobs import completion_logprobs
+from .logprobs import LogprobAsk, asked_logprobs, attach, completion_logprobs, prompt_completion_logprobs
 from .runtime import RequestHandle, TraceRecord
 from .tokens import decode_ids
 from .shaping import _error, disconnected_message, merged, refused, stream_flags
@@ -56,7 +58,20 @@ def fan_out(req: SimRequest, n: int) -> list[SimRequest]:
                                        spec_hist=[]))
         if hasattr(req, "return_hidden_states"):  # /generate's ask (hidden.mark), not a dataclass field
             out[-1].return_hidden_states = req.return_hidden_states  # type: ignore[attr-defined]
+        ask = asked_logprobs(req)
+        if ask is not None:  # return_logprob / echo with logprobs: each sample its own output entries
+            out[-1].logprob_ask = ask.copy()  # type: ignore[attr-defined]
     return out
+
+
+def echo_logprobs(body: dict[str, Any]) -> bool:
+    """`echo` with `logprobs` > 0: the prompt tokens' logprobs lead each choice's (logprobs 0 asks for none)."""
+    top = body.get("logprobs")
+    return bool(body.get("echo")) and isinstance(top, int) and not isinstance(top, bool) and top > 0
+
+
+def _joined(first: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
+    return {k: first[k] + then[k] for k in ("text_offset", "token_logprobs", "tokens", "top_logprobs")}
 
 
 class CompletionShaping:
@@ -92,6 +107,9 @@ class CompletionShaping:
                 gen["input_ids"] = ids
             req = self.generate_request(gen)  # type: ignore[attr-defined]
             req.stream = bool(body.get("stream", False))
+            if echo_logprobs(body):  # the prompt's logprobs: /generate's logprob_start_len 0, texts on
+                attach(req, LogprobAsk(start=0, top_n=body["logprobs"], token_ids=None, text=True,
+                                       prompt_text=text, prompt_ids=ids))
             reqs.extend(fan_out(req, n))
         if isinstance(body.get("rid"), str) and len(reqs) == 1:
             reqs[0].rid = body["rid"]
@@ -116,6 +134,7 @@ class CompletionShaping:
         cache_report = bool(self.cfg.args.get("enable_cache_report"))  # type: ignore[attr-defined]
         want_hidden = body.get("return_hidden_states")
         width = hidden.hidden_size(self.dep)  # type: ignore[attr-defined]
+        echo_lp = echo_logprobs(body)
 
         async def gen() -> AsyncIterator[str]:
             sent_chars = [0] * len(reqs)
@@ -136,13 +155,17 @@ class CompletionShaping:
                 text = req.text(n)
                 delta = text[sent_chars[i]:]
                 sent_chars[i] = len(text)
-                if i not in started:
+                first_out = i not in started
+                if first_out:
                     started.add(i)
                     seen.append(i)
                     delta = self._echo(body, i, n_per) + delta
                 lp = None
-                if isinstance(top, int) and not isinstance(top, bool) and n > sent_vis[i]:
+                prompt_lp = echo_lp and first_out
+                if isinstance(top, int) and not isinstance(top, bool) and (n > sent_vis[i] or prompt_lp):
                     lp = completion_logprobs(req, seed, sent_vis[i], n, top)
+                    if prompt_lp:  # the choice's first chunk: its prompt's logprobs first
+                        lp = _joined(prompt_completion_logprobs(req), lp)
                 sent_vis[i] = max(sent_vis[i], n)
                 reason, matched = wire.chat_finish(req) if out.finished else (None, None)
                 u = wire.usage(req.prompt_tokens, n, req.cached_tokens if cache_report else None) \
@@ -188,10 +211,12 @@ class CompletionShaping:
         width = hidden.hidden_size(self.dep)  # type: ignore[attr-defined]
         for i, req in enumerate(reqs):
             reason, matched = wire.chat_finish(req)
+            lp = completion_logprobs(req, seed, 0, req.n_out, top) \
+                if isinstance(top, int) and not isinstance(top, bool) else None
+            if lp is not None and echo_logprobs(body):
+                lp = _joined(prompt_completion_logprobs(req), lp)
             choice = {"index": i, "text": self._echo(body, i, n_per) + req.text(),
-                      "logprobs": completion_logprobs(req, seed, 0, req.n_out, top)
-                      if isinstance(top, int) and not isinstance(top, bool) else None,
-                      "finish_reason": reason, "matched_stop": matched}
+                      "logprobs": lp, "finish_reason": reason, "matched_stop": matched}
             hs = hidden.openai_value(req, want_hidden, seed, width)
             if hs is not None:  # CompletionResponseChoice drops it when None
                 choice["hidden_states"] = hs

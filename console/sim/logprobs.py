@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from .engine import SimRequest
@@ -100,3 +102,226 @@ def completion_logprobs(req: SimRequest, sim_seed: int, start: int, end: int, to
         if top_n > 0:  # logprobs: 0 asks for no alternatives: an empty list, not empty maps
             out["top_logprobs"].append({t: v for t, v in top})
     return out
+
+
+# ----------------------------------------------------------------------------- /generate's return_logprob
+
+#: a token outside the 20 the twin ranks (a token_ids_logprob id that is none of them) sits this far below the 20th
+_FAR_BELOW = (0.5, 9.0)
+
+
+@lru_cache(maxsize=1)
+def _alt_ids() -> dict[str, int]:
+    """The alternatives' token ids in the vocabulary the twin emits output ids with (text._splitter)."""
+    from .text import _splitter
+    split = _splitter()
+    return {a: split(a)[0][0] for a in _ALTERNATIVES}
+
+
+def _id_text(tid: int) -> str:
+    """The text of one token id, as `tokenizer.batch_decode([[id]])` gives it (special tokens kept)."""
+    from .tokens import _o200k
+    enc = _o200k()
+    if enc is None:
+        return ""
+    try:
+        return enc.decode_single_token_bytes(tid).decode("utf-8", "replace")
+    except Exception:  # an id the vocabulary has no bytes for
+        return ""
+
+
+@dataclass(eq=False)
+class LogprobAsk:
+    """What a /generate request asked with `return_logprob: true` (GenerateReqInput's logprob fields, resolved
+    as the scheduler resolves them): `start` is the first prompt position with an input logprob (`None`: no input
+    logprobs, which is what logprob_start_len -1 means), `top_n` top_logprobs_num, `token_ids` token_ids_logprob,
+    `text` return_text_in_logprobs. The prompt (text or ids) gives the input tokens; the entries computed so far are
+    kept, a stream's every chunk carries the lists so far."""
+
+    start: int | None
+    top_n: int
+    token_ids: list[int] | None
+    text: bool
+    prompt_text: str | None
+    prompt_ids: list[int] | None
+    _inputs: dict[str, list[Any]] | None = None
+    _outputs: dict[str, list[Any]] = field(default_factory=lambda: {"token": [], "top": [], "ids": []})
+
+    def copy(self) -> "LogprobAsk":
+        """The ask for another sample of the same prompt (its own outputs, the same inputs)."""
+        return LogprobAsk(self.start, self.top_n, self.token_ids, self.text, self.prompt_text, self.prompt_ids,
+                          self._inputs)
+
+
+def asked_logprobs(req: Any) -> LogprobAsk | None:
+    return getattr(req, "logprob_ask", None)
+
+
+def prompt_pieces(ask: LogprobAsk, n_prompt: int) -> list[tuple[int, str]]:
+    """(id, text) of the request's `n_prompt` prompt tokens: a text prompt split with the twin's vocabulary (the
+    count it reports as prompt_tokens), token-id prompts decoded one id at a time."""
+    if ask.prompt_ids is not None:
+        return [(t, _id_text(t)) for t in ask.prompt_ids[:n_prompt]]
+    from .text import _splitter
+    pieces = _splitter()(ask.prompt_text or "")[:n_prompt]
+    while len(pieces) < n_prompt:  # "" still counts one token, and a sampled count of a huge text may run over
+        a = _ALTERNATIVES[len(pieces) % len(_ALTERNATIVES)]
+        pieces.append((_alt_ids()[a], a))
+    return pieces
+
+
+def _entry(lp: float | None, tid: int, text: str, with_text: bool) -> list[Any]:
+    return [lp, tid, text if with_text else None]
+
+
+def _position(key: str, pos: int, tid: int, piece: str, greedy: bool, ask: LogprobAsk) -> tuple[list[Any],
+                                                                                                list[Any], list[Any]]:
+    """(token entry, top entries, token_ids entries) of one position."""
+    lp, top = token_distribution(key, pos, piece, greedy, MAX_TOP)
+    ids = _alt_ids()
+    ranked = [(v, tid if t == piece else ids.get(t, 0), t) for t, v in top]
+    token = _entry(lp, tid, piece, ask.text)
+    tops = [_entry(v, i, t, ask.text) for v, i, t in ranked[:ask.top_n]]
+    chosen: list[Any] = []
+    if ask.token_ids is not None:
+        by_id = {i: v for v, i, _ in ranked}
+        by_id[tid] = lp
+        floor = ranked[-1][0]
+        for want in ask.token_ids:
+            v = by_id.get(want)
+            if v is None:
+                v = floor - random.Random(f"logprob-id:{key}:{pos}:{want}").uniform(*_FAR_BELOW)
+            chosen.append(_entry(v, want, piece if want == tid else _id_text(want), ask.text))
+    return token, tops, chosen
+
+
+def _input_entries(req: SimRequest, ask: LogprobAsk) -> dict[str, list[Any]]:
+    """The prompt's entries from `ask.start` on: the first of them has no logprob (null, and null top / token_ids
+    lists): nothing precedes it in what the forward computed. Prompt logprobs depend on the prompt alone."""
+    if ask._inputs is None:
+        out: dict[str, list[Any]] = {"token": [], "top": [], "ids": []}
+        if ask.start is not None and ask.start < req.prompt_tokens:
+            key = f"prompt:{req.prompt_hash}"
+            pieces = prompt_pieces(ask, req.prompt_tokens)
+            for pos in range(ask.start, req.prompt_tokens):
+                tid, piece = pieces[pos]
+                if pos == ask.start:
+                    out["token"].append(_entry(None, tid, piece, ask.text))
+                    out["top"].append(None)
+                    out["ids"].append(None)
+                    continue
+                token, tops, chosen = _position(key, pos, tid, piece, False, ask)
+                out["token"].append(token)
+                out["top"].append(tops)
+                out["ids"].append(chosen)
+        ask._inputs = out
+    return ask._inputs
+
+
+def _output_entries(req: SimRequest, ask: LogprobAsk, sim_seed: int, n: int) -> dict[str, list[Any]]:
+    """The first `n` output tokens' entries (the values the OpenAI routes report for the same tokens)."""
+    out = ask._outputs
+    done = len(out["token"])
+    if n > done:
+        key, greedy = _seed_key(req, sim_seed), req.temperature == 0
+        ids = req.output_ids(n)
+        for (pos, piece), tid in zip(_tokens(req, done, n), ids[done:n]):
+            token, tops, chosen = _position(key, pos, tid, piece, greedy, ask)
+            out["token"].append(token)
+            out["top"].append(tops)
+            out["ids"].append(chosen)
+    return {k: v[:n] for k, v in out.items()}
+
+
+def meta_logprobs(req: SimRequest, sim_seed: int, n: int) -> dict[str, Any]:
+    """The meta_info keys of a `return_logprob` request after `n` output tokens, in add_logprob_to_meta_info's
+    order: input/output token logprobs and the output count, the top lists when top_logprobs_num > 0, the
+    token_ids lists when token_ids_logprob is given. Entries are `[logprob, token_id, text or null]`."""
+    ask = asked_logprobs(req)
+    if ask is None:
+        return {}
+    inp, outp = _input_entries(req, ask), _output_entries(req, ask, sim_seed, n)
+    m: dict[str, Any] = {"input_token_logprobs": inp["token"], "output_token_logprobs": outp["token"],
+                         "output_token_logprobs_length": len(outp["token"])}
+    if ask.top_n > 0:
+        m["input_top_logprobs"] = inp["top"]
+        m["output_top_logprobs"] = outp["top"]
+    if ask.token_ids is not None:
+        m["input_token_ids_logprobs"] = inp["ids"]
+        m["output_token_ids_logprobs"] = outp["ids"]
+    return m
+
+
+def with_logprobs(meta: dict[str, Any], req: SimRequest, sim_seed: int, n: int) -> dict[str, Any]:
+    """`meta` with the logprob keys where SGLang puts them: after the scheduler's timing keys, before
+    `reasoning_tokens`."""
+    lp = meta_logprobs(req, sim_seed, n)
+    if not lp:
+        return meta
+    out: dict[str, Any] = {}
+    for k, v in meta.items():
+        if k == "reasoning_tokens":
+            out.update(lp)
+        out[k] = v
+    return out
+
+
+def prompt_completion_logprobs(req: SimRequest) -> dict[str, Any]:
+    """The legacy LogProbs of the prompt tokens (completions' `echo` with `logprobs` > 0, which asks /generate for
+    logprob_start_len 0): the first token's logprob and top map are null."""
+    ask = asked_logprobs(req)
+    out: dict[str, Any] = {"text_offset": [], "token_logprobs": [], "tokens": [], "top_logprobs": []}
+    if ask is None:
+        return out
+    inp = _input_entries(req, ask)
+    for token, top in zip(inp["token"], inp["top"]):
+        out["text_offset"].append(-1)
+        out["token_logprobs"].append(token[0])
+        out["tokens"].append(token[2])
+        out["top_logprobs"].append(None if top is None else {t: v for v, _, t in top})
+    return out
+
+
+def _single(v: Any) -> Any:
+    """A per-request field of a single /generate request given as a one-element list (BoolOrList, Int64OrList)."""
+    return v[0] if isinstance(v, list) and len(v) == 1 else v
+
+
+def generate_ask(body: dict[str, Any], prompt_tokens: int, vocab_size: int) -> LogprobAsk | None:
+    """The logprob ask of a /generate body (None without `return_logprob`), refused as SGLang refuses it
+    (ValueError, 400): a token_ids_logprob id outside the vocabulary (checked with or without return_logprob, as
+    the tokenizer manager does), a logprob_start_len beyond the prompt (the scheduler's abort). Below -1 is refused
+    too: SGLang 0.5.23's scheduler takes it and dies on an assertion (add_input_logprob_return_values)."""
+    ids = body.get("token_ids_logprob")
+    if ids:
+        if not isinstance(ids, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in ids):
+            raise ValueError("token_ids_logprob must be a flat list of integers.")
+        for t in ids:
+            if t < 0 or t >= vocab_size:
+                raise ValueError(f"token_ids_logprob contains out-of-vocabulary token id {t}; valid range is "
+                                 f"[0, {vocab_size}).")
+    if not _single(body.get("return_logprob")):
+        return None
+    start = _single(body.get("logprob_start_len"))
+    start = -1 if start is None else int(start)
+    if start < -1:
+        raise ValueError(f"logprob_start_len={start} is below -1: give a prompt position (0 for every prompt token) "
+                         "or -1 for output logprobs only (SGLang 0.5.23's scheduler dies on a value below -1)")
+    if start > prompt_tokens:
+        raise ValueError(f"req.logprob_start_len={start} is higher than the number of input tokens "
+                         f"len(req.origin_input_ids)={prompt_tokens}. Please use a smaller logprob_start_len.")
+    top = _single(body.get("top_logprobs_num"))
+    text, pids = body.get("text"), body.get("input_ids")
+    return LogprobAsk(start=None if start == -1 else start, top_n=max(0, int(top or 0)),
+                      token_ids=list(ids) if ids else None, text=bool(body.get("return_text_in_logprobs")),
+                      prompt_text=str(text) if text is not None else None,
+                      prompt_ids=list(pids) if isinstance(pids, list) else None)
+
+
+def attach(req: Any, ask: LogprobAsk) -> None:
+    """Note `ask` on `req`, and cap its prefix-cache match at the first prompt position with a logprob, as SGLang's
+    `init_next_round_input` does (`max_prefix_len = min(max_prefix_len, logprob_start_len)`): those logprobs need
+    the forward of every later prompt token. The prompt's keys stay (its KV is still cached for later requests)."""
+    req.logprob_ask = ask
+    if ask.start is not None:
+        req.prefix_keys = [(h, min(t, ask.start)) for h, t in req.prefix_keys]

@@ -33,6 +33,7 @@ from .engine import Engine, SimRequest
 from . import hidden
 from .faults import FaultState, crash_records, die, runtime_crash_message
 from .logfmt import SimLog
+from .logprobs import attach, generate_ask, with_logprobs
 from .memory import MemoryPlan
 from .metrics import ConstantGauges, MetricsStore
 from .runtime import RECEIVED_AT, EngineRuntime, RequestHandle, TraceRecord, TraceStore
@@ -147,9 +148,10 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
 
     def _meta(self, req: SimRequest, n: int, finished: bool, sent_ts: float | None) -> dict[str, Any]:
         """A /generate meta_info; with --enable-metrics, with SGLang's timing keys from the model timeline
-        (timing.py)."""
+        (timing.py); with `return_logprob`, with its logprob lists (logprobs.py)."""
         meta = super()._meta(req, n, finished, sent_ts)
-        return with_timing(meta, req, finished=finished) if self.metrics_enabled else meta
+        meta = with_timing(meta, req, finished=finished) if self.metrics_enabled else meta
+        return with_logprobs(meta, req, self.cfg.sim.seed, n)
 
     def chat_request(self, body: dict[str, Any]) -> Any:
         if body.get("return_meta_info") and body.get("stream"):  # serving_chat._convert_to_internal_request
@@ -163,7 +165,11 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
 
     def generate_request(self, body: dict[str, Any]) -> Any:
         sp = body.get("sampling_params") if isinstance(body.get("sampling_params"), dict) else {}
-        return hidden.mark(_mark_grammar(super().generate_request(body), _has_grammar(sp)), body, self.cfg.args)
+        req = hidden.mark(_mark_grammar(super().generate_request(body), _has_grammar(sp)), body, self.cfg.args)
+        ask = generate_ask(body, req.prompt_tokens, self.dep.model.vocab_size)
+        if ask is not None:  # return_logprob: the meta_info's logprob lists (logprobs.py)
+            attach(req, ask)
+        return req
 
     def completion_requests(self, body: dict[str, Any]) -> Any:
         rf = body.get("response_format") if isinstance(body.get("response_format"), dict) else {}

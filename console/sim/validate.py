@@ -815,14 +815,38 @@ def check_generate_body(body: Any) -> dict[str, Any]:
              "msg": "Input should be a valid list", "input": sp},
             {"type": "dict_type", "loc": ("body", "sampling_params", "dict[str,any]"),
              "msg": "Input should be a valid dictionary", "input": sp}], GENERATE)
-    for key, expected in (("stream", _BOOL), ("return_logprob", _BOOL)):
+    for key, expected in (("stream", _BOOL), ("return_text_in_logprobs", _BOOL)):
         v = body.get(key)
         if v is not None and not _type_ok(v, expected):
             raise ContractRefusal(f"invalid type: {_unexpected(v)}, expected {expected}")
+    _check_logprob_contract(body)
     _check_generate_hidden(body.get("return_hidden_states"))
     if isinstance(sp, dict):
         _contract_sampling(sp)
     return body
+
+
+#: GenerateReqInput's per-request logprob fields and the contract's type of each (api_types.py: a value or a list
+#: of values, one per request of a batch)
+_LOGPROB_OR_LIST = (("return_logprob", "BoolOrList", _BOOL), ("logprob_start_len", "Int64OrList", _I64),
+                    ("top_logprobs_num", "Int64OrList", _I64))
+
+
+def _check_logprob_contract(body: dict[str, Any]) -> None:
+    """The JSON contract of the logprob fields (`decode_BoolOrList` / `decode_Int64OrList`): a value of the type or a
+    list of them. Not restated: pydantic's refusals of values its lax mode cannot coerce (a float or a
+    non-numeric string for an integer field), which come before the contract's."""
+    for key, union, item in _LOGPROB_OR_LIST:
+        v = body.get(key)
+        if v is None:
+            continue
+        if isinstance(v, list):
+            bad = next((x for x in v if not _type_ok(x, item)), None)
+            if bad is not None or any(x is None for x in v):
+                raise ContractRefusal(f"invalid type: {_unexpected(bad)}, expected {item}")
+        elif not _type_ok(v, item):
+            raise ContractRefusal(f"invalid type: {_unexpected(v)}, expected a value or an array of values for "
+                                  f"{union}")
 
 
 def _check_generate_hidden(v: Any) -> None:

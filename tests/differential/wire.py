@@ -35,6 +35,7 @@ NUMBERS = (r"\d+",)
 #: a prompt over both servers' context (the twin's 262,144, the real CPU server's 8,192) and over 1M characters
 #: (the twin's token counter once raised there): "hello" is one token in o200k and in SmolLM2's vocabulary
 TOO_LONG = "hello " * 270_000
+FRANCE = "The capital of France is"
 
 
 def _chat(**kw):
@@ -193,6 +194,68 @@ PROBES = [
                                  "ebnf": 'root ::= greeting "!"\ngreeting ::= "Hello" | "Hi"'}),
     Probe("generate_n2_ebnf", "POST", "/generate", {"text": "Say hi:", "sampling_params": {
         "max_new_tokens": 8, "n": 2, "temperature": 0.5, "ebnf": 'root ::= "Hello" | "Hi" | "Hey"'}}),
+    # return_logprob on /generate and prompt logprobs (echo + logprobs) on /v1/completions: greedy, so the real
+    # model's tokens and their count are the same every run; "The capital of France is" is 5 tokens in o200k and in
+    # SmolLM2's vocabulary; token ids under both vocabularies (SmolLM2's 49,152). The first asks from position 0,
+    # which no cached prefix can serve on either server (the match is capped at logprob_start_len); after it both
+    # hold the prompt, whatever ran on the real server before
+    Probe("generate_logprob_token_ids_text", "POST", GEN, {"text": FRANCE, "return_logprob": True,
+                                                           "logprob_start_len": 0, "token_ids_logprob": [30, 198],
+                                                           "return_text_in_logprobs": True, "sampling_params": {
+                                                               "max_new_tokens": 3, "temperature": 0}}),
+    Probe("generate_logprob", "POST", GEN, {"text": FRANCE, "return_logprob": True,
+                                            "sampling_params": {"max_new_tokens": 3, "temperature": 0}}),
+    Probe("generate_logprob_top_start", "POST", GEN, {"text": FRANCE, "return_logprob": True, "logprob_start_len": 2,
+                                                      "top_logprobs_num": 2, "sampling_params": {
+                                                          "max_new_tokens": 3, "temperature": 0}}),
+    Probe("generate_logprob_token_ids_no_start", "POST", GEN, {"text": FRANCE, "return_logprob": True,
+                                                               "token_ids_logprob": [30], "sampling_params": {
+                                                                   "max_new_tokens": 2, "temperature": 0}}),
+    Probe("generate_logprob_whole_prompt_skipped", "POST", GEN, {"text": FRANCE, "return_logprob": True,
+                                                                 "logprob_start_len": 5, "top_logprobs_num": 1,
+                                                                 "sampling_params": {"max_new_tokens": 2,
+                                                                                     "temperature": 0}}),
+    Probe("generate_logprob_n2", "POST", GEN, {"text": FRANCE, "return_logprob": True, "logprob_start_len": 3,
+                                               "top_logprobs_num": 1, "sampling_params": {
+                                                   "max_new_tokens": 2, "temperature": 0, "n": 2}}),
+    Probe("generate_logprob_stream", "POST", GEN, {"text": FRANCE, "return_logprob": True, "logprob_start_len": 1,
+                                                   "top_logprobs_num": 2, "token_ids_logprob": [30],
+                                                   "return_text_in_logprobs": True, "stream": True,
+                                                   "sampling_params": {"max_new_tokens": 4, "temperature": 0}},
+          stream=True),
+    Probe("generate_logprob_ids_prompt", "POST", GEN, {"input_ids": [504, 3575, 282], "return_logprob": True,
+                                                       "logprob_start_len": 0, "return_text_in_logprobs": True,
+                                                       "sampling_params": {"max_new_tokens": 2, "temperature": 0}}),
+    # SGLang's scheduler aborts it (a value below -1 kills 0.5.23's scheduler: never probed)
+    Probe("err_generate_logprob_start_beyond_prompt", "POST", GEN, {
+        "text": FRANCE, "return_logprob": True, "logprob_start_len": 6,
+        "sampling_params": {"max_new_tokens": 2, "temperature": 0}}, message=True),
+    Probe("err_generate_logprob_start_beyond_prompt_stream", "POST", GEN, {
+        "text": FRANCE, "return_logprob": True, "logprob_start_len": 6, "stream": True,
+        "sampling_params": {"max_new_tokens": 2, "temperature": 0}}, stream=True, message=True),
+    Probe("err_generate_token_ids_logprob_out_of_vocab", "POST", GEN, {
+        "text": FRANCE, "return_logprob": True, "token_ids_logprob": [10**7],
+        "sampling_params": {"max_new_tokens": 2}}, message=True, abstract=NUMBERS),
+    Probe("err_generate_return_logprob_string", "POST", GEN, {
+        "text": FRANCE, "return_logprob": "yes", "sampling_params": {"max_new_tokens": 2}}, message=True),
+    Probe("err_generate_logprob_start_len_string", "POST", GEN, {
+        "text": FRANCE, "return_logprob": True, "logprob_start_len": "0", "sampling_params": {"max_new_tokens": 2}},
+        message=True),
+    Probe("err_generate_return_text_in_logprobs_int", "POST", GEN, {
+        "text": FRANCE, "return_logprob": True, "return_text_in_logprobs": 1, "sampling_params": {
+            "max_new_tokens": 2}}, message=True),
+    Probe("completions_echo_logprobs", "POST", "/v1/completions", {"model": M, "prompt": FRANCE, "max_tokens": 2,
+                                                                  "temperature": 0, "echo": True, "logprobs": 2}),
+    Probe("completions_echo_logprobs_zero", "POST", "/v1/completions", {
+        "model": M, "prompt": FRANCE, "max_tokens": 2, "temperature": 0, "echo": True, "logprobs": 0}),
+    # one token: the real server splits a longer answer into a varying number of chunks, and a chunk kind's shape is
+    # that of its last chunk (the prompt's nulls are in the first only)
+    Probe("completions_echo_logprobs_stream", "POST", "/v1/completions", {
+        "model": M, "prompt": FRANCE, "max_tokens": 1, "temperature": 0, "echo": True, "logprobs": 1,
+        "stream": True}, stream=True),
+    Probe("completions_echo_logprobs_batch_n2", "POST", "/v1/completions", {
+        "model": M, "prompt": [FRANCE, "Hello there"], "max_tokens": 2, "temperature": 0, "echo": True,
+        "logprobs": 1, "n": 2}),
     Probe("completions_logprobs_zero", "POST", "/v1/completions", {"model": M, "prompt": "Hello", "max_tokens": 2,
                                                                   "logprobs": 0}),
     Probe("regex", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 12, "regex": "(yes|no)[.!]"}),
@@ -219,9 +282,11 @@ def _token_map(v) -> bool:
 
 def shape(v, key: str | None = None):
     """The structure of a JSON value: dicts keep their keys, lists the union of their items' shapes, scalars
-    their type name. A completions `top_logprobs` map keeps only its kind (its keys are tokens of text)."""
-    if key == "top_logprobs" and isinstance(v, list) and v and all(_token_map(x) for x in v):
-        return ["dict", {"<token>": "number"}]
+    their type name. A completions `top_logprobs` map keeps only its kind (its keys are tokens of text); the null
+    entry of an echoed prompt's first token stays a null."""
+    if key == "top_logprobs" and isinstance(v, list) and any(_token_map(x) for x in v) \
+            and all(x is None or _token_map(x) for x in v):
+        return ['"null"|dict' if None in v else "dict", {"<token>": "number"}]
     if isinstance(v, dict):
         return {k: shape(x, k) for k, x in v.items()}
     if isinstance(v, list):
