@@ -33,7 +33,7 @@ from .engine import Engine, SimRequest
 from . import hidden
 from .faults import FaultState, crash_records, die, runtime_crash_message
 from .logfmt import SimLog
-from .logprobs import attach, generate_ask, with_logprobs
+from .logprobs import LogprobAsk, asked_logprobs, attach, generate_ask, with_logprobs
 from .memory import MemoryPlan
 from .metrics import ConstantGauges, MetricsStore
 from .runtime import RECEIVED_AT, EngineRuntime, RequestHandle, TraceRecord, TraceStore
@@ -179,11 +179,15 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
     async def chat_response(self, reqs: Any, handles: Any, recs: Any, body: dict[str, Any], *rest: Any,
                             **kw: Any) -> dict[str, Any] | Response:
         """A non-streaming chat answer; `return_meta_info: true` adds each choice's /generate meta_info (as
-        `choices[].meta_info`, after matched_stop)."""
+        `choices[].meta_info`, after matched_stop; with `logprobs`, with its output logprob lists, texts on)."""
         out = await super().chat_response(reqs, handles, recs, body, *rest, **kw)
         if isinstance(out, dict) and body.get("return_meta_info"):
             sent = time.time()
+            top = body.get("top_logprobs")
             for choice, req in zip(out.get("choices") or [], reqs if isinstance(reqs, (list, tuple)) else [reqs]):
+                if body.get("logprobs") and asked_logprobs(req) is None:  # serving_chat: return_logprob, texts on
+                    attach(req, LogprobAsk(start=None, top_n=top if isinstance(top, int) else 0, token_ids=None,
+                                           text=True, prompt_text=None, prompt_ids=None))
                 choice["meta_info"] = self._meta(req, req.n_out, True, sent)
         return out
 

@@ -275,3 +275,17 @@ def test_echo_logprobs_batch_each_choice_its_prompt(twin):
     assert [len(t) for t in toks] == [len(PROMPT_IDS) + 2] * 2 + [len(ENC.encode(b)) + 2] * 2
     assert "".join(toks[2][:len(ENC.encode(b))]) == b
     assert r["choices"][0]["logprobs"]["token_logprobs"][:5] == r["choices"][1]["logprobs"]["token_logprobs"][:5]
+
+
+def test_chat_meta_info_with_logprobs(twin):
+    body = {"model": "m", "messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 3, "temperature": 0,
+            "logprobs": True, "top_logprobs": 2, "return_meta_info": True}
+    ch = httpx.post(twin.url + "/v1/chat/completions", json=body, timeout=60).json()["choices"][0]
+    m = ch["meta_info"]
+    assert m["input_token_logprobs"] == [] and m["output_token_logprobs_length"] == 3
+    assert [e[0] for e in m["output_token_logprobs"]] == [c["logprob"] for c in ch["logprobs"]["content"]]
+    assert [e[2] for e in m["output_token_logprobs"]] == [c["token"] for c in ch["logprobs"]["content"]]
+    assert [len(t) for t in m["output_top_logprobs"]] == [2, 2, 2]
+    body.pop("logprobs")
+    plain = httpx.post(twin.url + "/v1/chat/completions", json=body, timeout=60).json()["choices"][0]["meta_info"]
+    assert not [k for k in plain if "logprob" in k]
