@@ -108,6 +108,8 @@ def completion_logprobs(req: SimRequest, sim_seed: int, start: int, end: int, to
 
 #: a token outside the 20 the twin ranks (a token_ids_logprob id that is none of them) sits this far below the 20th
 _FAR_BELOW = (0.5, 9.0)
+#: ids the ranks beyond the 20 alternatives come from (ordinary o200k text tokens)
+_MORE_IDS = 100_000
 
 
 @lru_cache(maxsize=1)
@@ -157,13 +159,34 @@ def asked_logprobs(req: Any) -> LogprobAsk | None:
     return getattr(req, "logprob_ask", None)
 
 
+def _prompt_ids(text: str) -> list[tuple[int, str]]:
+    """A text prompt's o200k tokens as `count_tokens` counts them, in the same chunks for long texts; special-token
+    text is one special token, as a served tokenizer reads it (count_tokens then falls back to its estimate:
+    prompt_pieces cuts or pads to the count reported). Without the vocabulary: text._splitter's pieces."""
+    from .tokens import _CHUNK_CHARS, _chunks, _o200k
+    enc = _o200k()
+    if enc is None:
+        from .text import _splitter
+        return _splitter()(text)
+    ids: list[int] = []
+    s, n = 0, len(text)
+    try:
+        while s < n:
+            piece = text[s:s + _CHUNK_CHARS] if n - s <= _CHUNK_CHARS else next(iter(_chunks(text, (s,))))
+            ids.extend(enc.encode(piece, allowed_special="all"))
+            s += len(piece)
+    except Exception:  # the encoder's own limits: the plain pieces
+        from .text import _splitter
+        return _splitter()(text)
+    return [(t, _id_text(t)) for t in ids]
+
+
 def prompt_pieces(ask: LogprobAsk, n_prompt: int) -> list[tuple[int, str]]:
-    """(id, text) of the request's `n_prompt` prompt tokens: a text prompt split with the twin's vocabulary (the
+    """(id, text) of the request's `n_prompt` prompt tokens: a text prompt encoded with the twin's vocabulary (the
     count it reports as prompt_tokens), token-id prompts decoded one id at a time."""
     if ask.prompt_ids is not None:
         return [(t, _id_text(t)) for t in ask.prompt_ids[:n_prompt]]
-    from .text import _splitter
-    pieces = _splitter()(ask.prompt_text or "")[:n_prompt]
+    pieces = _prompt_ids(ask.prompt_text or "")[:n_prompt]
     while len(pieces) < n_prompt:  # "" still counts one token, and a sampled count of a huge text may run over
         a = _ALTERNATIVES[len(pieces) % len(_ALTERNATIVES)]
         pieces.append((_alt_ids()[a], a))
@@ -180,6 +203,24 @@ def _position(key: str, pos: int, tid: int, piece: str, greedy: bool, ask: Logpr
     lp, top = token_distribution(key, pos, piece, greedy, MAX_TOP)
     ids = _alt_ids()
     ranked = [(v, tid if t == piece else ids.get(t, 0), t) for t, v in top]
+    return _entries(key, pos, lp, tid, piece, ranked, ask)
+
+
+def _entries(key: str, pos: int, lp: float, tid: int, piece: str, ranked: list[tuple[float, int, str]],
+             ask: LogprobAsk) -> tuple[list[Any], list[Any], list[Any]]:
+    """The entries of one position from its ranked (logprob, id, text) list: top_logprobs_num beyond it continues
+    with seeded ranks of other vocabulary ids, each below the one before."""
+    if ask.top_n > len(ranked):
+        rng = random.Random(f"logprob-more:{key}:{pos}")
+        used = {i for _, i, _ in ranked} | {tid}
+        v = ranked[-1][0] if ranked else lp
+        while len(ranked) < ask.top_n:
+            t = rng.randrange(256, _MORE_IDS)
+            if t in used:
+                continue
+            used.add(t)
+            v -= rng.uniform(0.01, 0.4)
+            ranked.append((v, t, _id_text(t)))
     token = _entry(lp, tid, piece, ask.text)
     tops = [_entry(v, i, t, ask.text) for v, i, t in ranked[:ask.top_n]]
     chosen: list[Any] = []
@@ -193,6 +234,35 @@ def _position(key: str, pos: int, tid: int, piece: str, greedy: bool, ask: Logpr
                 v = floor - random.Random(f"logprob-id:{key}:{pos}:{want}").uniform(*_FAR_BELOW)
             chosen.append(_entry(v, want, piece if want == tid else _id_text(want), ask.text))
     return token, tops, chosen
+
+
+def _prompt_position(key: str, pos: int, tid: int, piece: str, ask: LogprobAsk) -> tuple[list[Any], list[Any],
+                                                                                          list[Any]]:
+    """One prompt position: the distribution of token_distribution, flatter (the top token holds 20-90%: a prompt
+    is not the model's own text) and drawn only as far as the entries need it (prompts are long; an eval harness
+    sends thousands with echo + logprobs). The prompt token's rank is drawn from it (beyond the 20: the rest)."""
+    rng = random.Random(f"prompt-lp:{key}:{pos}")
+    p, rest, u, acc = rng.uniform(0.2, 0.9), 1.0, rng.random(), 0.0
+    probs: list[float] = []
+    rank = MAX_TOP
+    need = min(max(ask.top_n, 1 if ask.token_ids is None else MAX_TOP), MAX_TOP)
+    while len(probs) < MAX_TOP and (rank == MAX_TOP or len(probs) < need):
+        probs.append(p)
+        rest -= p
+        acc += p
+        if rank == MAX_TOP and u < acc:
+            rank = len(probs) - 1
+        p = min(p * 0.999, rest * rng.uniform(0.35, 0.75))
+    lp = math.log(probs[rank]) if rank < MAX_TOP else math.log(max(rest, 1e-9) * rng.uniform(0.05, 0.5))
+    ranked: list[tuple[float, int, str]] = []
+    if ask.top_n > 0 or ask.token_ids is not None:
+        ids = _alt_ids()
+        alts = [a for a in _ALTERNATIVES if a != piece]
+        picks = rng.sample(alts, min(len(probs), len(alts)))
+        for i, v in enumerate(probs):
+            t = piece if i == rank else picks[i]
+            ranked.append((math.log(v), tid if i == rank else ids.get(t, 0), t))
+    return _entries(key, pos, lp, tid, piece, ranked, ask)
 
 
 def _input_entries(req: SimRequest, ask: LogprobAsk) -> dict[str, list[Any]]:
@@ -210,7 +280,7 @@ def _input_entries(req: SimRequest, ask: LogprobAsk) -> dict[str, list[Any]]:
                     out["top"].append(None)
                     out["ids"].append(None)
                     continue
-                token, tops, chosen = _position(key, pos, tid, piece, False, ask)
+                token, tops, chosen = _prompt_position(key, pos, tid, piece, ask)
                 out["token"].append(token)
                 out["top"].append(tops)
                 out["ids"].append(chosen)

@@ -289,3 +289,10 @@ def test_chat_meta_info_with_logprobs(twin):
     body.pop("logprobs")
     plain = httpx.post(twin.url + "/v1/chat/completions", json=body, timeout=60).json()["choices"][0]["meta_info"]
     assert not [k for k in plain if "logprob" in k]
+
+
+def test_more_than_twenty_top_logprobs(twin):
+    m = gen(twin, tokens=2, logprob_start_len=3, top_logprobs_num=30).json()["meta_info"]
+    for top in m["output_top_logprobs"] + m["input_top_logprobs"][1:]:
+        vals, ids = [e[0] for e in top], [e[1] for e in top]
+        assert len(top) == 30 and vals == sorted(vals, reverse=True) and len(set(ids)) == 30
