@@ -146,13 +146,14 @@ class LogprobAsk:
     text: bool
     prompt_text: str | None
     prompt_ids: list[int] | None
+    aborted: bool = False  #: the scheduler aborted the request on arrival: every list stays empty
     _inputs: dict[str, list[Any]] | None = None
     _outputs: dict[str, list[Any]] = field(default_factory=lambda: {"token": [], "top": [], "ids": []})
 
     def copy(self) -> "LogprobAsk":
         """The ask for another sample of the same prompt (its own outputs, the same inputs)."""
         return LogprobAsk(self.start, self.top_n, self.token_ids, self.text, self.prompt_text, self.prompt_ids,
-                          self._inputs)
+                          self.aborted, self._inputs)
 
 
 def asked_logprobs(req: Any) -> LogprobAsk | None:
@@ -310,7 +311,10 @@ def meta_logprobs(req: SimRequest, sim_seed: int, n: int) -> dict[str, Any]:
     ask = asked_logprobs(req)
     if ask is None:
         return {}
-    inp, outp = _input_entries(req, ask), _output_entries(req, ask, sim_seed, n)
+    if ask.aborted:
+        inp = outp = {"token": [], "top": [], "ids": []}
+    else:
+        inp, outp = _input_entries(req, ask), _output_entries(req, ask, sim_seed, n)
     m: dict[str, Any] = {"input_token_logprobs": inp["token"], "output_token_logprobs": outp["token"],
                          "output_token_logprobs_length": len(outp["token"])}
     if ask.top_n > 0:
@@ -352,6 +356,25 @@ def prompt_completion_logprobs(req: SimRequest) -> dict[str, Any]:
     return out
 
 
+class SchedulerAbort(ValueError):
+    """A request the scheduler takes and aborts (`set_finish_with_abort`): not streamed, the tokenizer manager's
+    400; streamed, an ordinary output chunk whose finish_reason is the abort (`stream_abort`)."""
+
+
+def stream_abort(req: Any, message: str, body: dict[str, Any]) -> Any:
+    """`req` as the scheduler runs a request it aborted on arrival: a one-token stand-in prompt (prompt_tokens 1,
+    nothing cached) forwarded once, its one output streamed with finish_reason `{type: abort, message,
+    status_code: 400, err_type: BadRequestError}` and empty logprob lists (as the real 0.5.23 CPU server streams
+    it)."""
+    req.prompt_tokens, req.max_new_tokens, req.prefix_keys, req.ignore_eos = 1, 1, [], True
+    req.scheduler_abort = {"type": "abort", "message": message, "status_code": 400, "err_type": "BadRequestError"}
+    top = _single(body.get("top_logprobs_num"))
+    ids = body.get("token_ids_logprob")
+    req.logprob_ask = LogprobAsk(start=None, top_n=max(0, int(top or 0)), token_ids=list(ids) if ids else None,
+                                 text=False, prompt_text=None, prompt_ids=None, aborted=True)
+    return req
+
+
 def _single(v: Any) -> Any:
     """A per-request field of a single /generate request given as a one-element list (BoolOrList, Int64OrList)."""
     return v[0] if isinstance(v, list) and len(v) == 1 else v
@@ -378,8 +401,8 @@ def generate_ask(body: dict[str, Any], prompt_tokens: int, vocab_size: int) -> L
         raise ValueError(f"logprob_start_len={start} is below -1: give a prompt position (0 for every prompt token) "
                          "or -1 for output logprobs only (SGLang 0.5.23's scheduler dies on a value below -1)")
     if start > prompt_tokens:
-        raise ValueError(f"req.logprob_start_len={start} is higher than the number of input tokens "
-                         f"len(req.origin_input_ids)={prompt_tokens}. Please use a smaller logprob_start_len.")
+        raise SchedulerAbort(f"req.logprob_start_len={start} is higher than the number of input tokens "
+                             f"len(req.origin_input_ids)={prompt_tokens}. Please use a smaller logprob_start_len.")
     top = _single(body.get("top_logprobs_num"))
     text, pids = body.get("text"), body.get("input_ids")
     return LogprobAsk(start=None if start == -1 else start, top_n=max(0, int(top or 0)),

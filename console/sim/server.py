@@ -33,7 +33,7 @@ from .engine import Engine, SimRequest
 from . import hidden
 from .faults import FaultState, crash_records, die, runtime_crash_message
 from .logfmt import SimLog
-from .logprobs import LogprobAsk, asked_logprobs, attach, generate_ask, with_logprobs
+from .logprobs import LogprobAsk, SchedulerAbort, asked_logprobs, attach, generate_ask, stream_abort, with_logprobs
 from .memory import MemoryPlan
 from .metrics import ConstantGauges, MetricsStore
 from .runtime import RECEIVED_AT, EngineRuntime, RequestHandle, TraceRecord, TraceStore
@@ -150,6 +150,9 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
         """A /generate meta_info; with --enable-metrics, with SGLang's timing keys from the model timeline
         (timing.py); with `return_logprob`, with its logprob lists (logprobs.py)."""
         meta = super()._meta(req, n, finished, sent_ts)
+        abort = getattr(req, "scheduler_abort", None)
+        if finished and abort is not None:  # aborted on arrival, streamed (logprobs.stream_abort)
+            meta["finish_reason"] = abort
         meta = with_timing(meta, req, finished=finished) if self.metrics_enabled else meta
         return with_logprobs(meta, req, self.cfg.sim.seed, n)
 
@@ -166,7 +169,12 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
     def generate_request(self, body: dict[str, Any]) -> Any:
         sp = body.get("sampling_params") if isinstance(body.get("sampling_params"), dict) else {}
         req = hidden.mark(_mark_grammar(super().generate_request(body), _has_grammar(sp)), body, self.cfg.args)
-        ask = generate_ask(body, req.prompt_tokens, self.dep.model.vocab_size)
+        try:
+            ask = generate_ask(body, req.prompt_tokens, self.dep.model.vocab_size)
+        except SchedulerAbort as e:
+            if body.get("stream") is not True:
+                raise
+            return stream_abort(req, str(e), body)
         if ask is not None:  # return_logprob: the meta_info's logprob lists (logprobs.py)
             attach(req, ask)
         return req

@@ -203,7 +203,18 @@ def test_refusals(twin, extra, message):
     r = gen(twin, **extra)
     assert r.status_code == 400 and r.json()["error"]["message"].startswith(message)
     s = gen(twin, stream=True, **extra)
-    assert s.status_code == 200 and sse_json(s.text)[0]["error"]["message"].startswith(message)
+    events = sse_json(s.text)
+    assert s.status_code == 200 and len(events) == 1
+    if "logprob_start_len" in extra and extra["logprob_start_len"] > 0:
+        # the scheduler's abort, streamed as the real server streams it: one output of a one-token stand-in
+        ev = events[0]
+        m = ev["meta_info"]
+        assert m["finish_reason"] == {"type": "abort", "message": message, "status_code": 400,
+                                      "err_type": "BadRequestError"}
+        assert m["prompt_tokens"] == m["completion_tokens"] == len(ev["output_ids"]) == 1
+        assert [m[k] for k in LP_KEYS] == [[], [], 0] and m["cached_tokens"] == 0
+    else:  # the tokenizer manager's refusal: an error event
+        assert events[0]["error"]["message"].startswith(message)
 
 
 def test_out_of_vocab_refused_without_return_logprob_too(twin):
