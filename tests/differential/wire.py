@@ -184,9 +184,10 @@ PROBES = [
                                             "top_logprobs": 2, "stream": True}, stream=True),
     Probe("n2_stream", "POST", CHAT, {"model": M, "messages": HI, "max_tokens": 3, "n": 2, "stream": True,
                                       "stream_options": {"include_usage": True}}, stream=True),
-    # cut short on both (SmolLM2 writes long indented JSON): the shape of an unfinished constrained answer
+    # cut short on both (SmolLM2 writes long indented JSON): the shape of an unfinished constrained answer; greedy
+    # (sampled, the real model now and then closes an empty "{}" inside 4 tokens: matched_stop the EOS id, not null)
     Probe("json_object", "POST", CHAT, {"model": M, "messages": [{"role": "user", "content": "A JSON object."}],
-                                        "max_tokens": 4, "response_format": {"type": "json_object"}}),
+                                        "max_tokens": 4, "temperature": 0, "response_format": {"type": "json_object"}}),
     Probe("json_schema", "POST", CHAT, {"model": M, "messages": [{"role": "user", "content": "Is the sky blue? "
                                                                                             "Answer in JSON."}],
                                         "max_tokens": 40, "response_format": {"type": "json_schema", "json_schema": {
@@ -247,6 +248,21 @@ PROBES = [
     Probe("err_generate_return_text_in_logprobs_int", "POST", GEN, {
         "text": FRANCE, "return_logprob": True, "return_text_in_logprobs": 1, "sampling_params": {
             "max_new_tokens": 2}}, message=True),
+    Probe("err_generate_top_logprobs_num_float", "POST", GEN, {
+        "text": FRANCE, "return_logprob": True, "top_logprobs_num": 1.5, "sampling_params": {"max_new_tokens": 2}},
+        message=True),
+    Probe("err_generate_top_logprobs_num_list_string", "POST", GEN, {
+        "text": FRANCE, "return_logprob": True, "top_logprobs_num": [1, "2"], "sampling_params": {
+            "max_new_tokens": 2}}, message=True),
+    Probe("err_generate_token_ids_logprob_not_list", "POST", GEN, {
+        "text": FRANCE, "return_logprob": True, "token_ids_logprob": 5, "sampling_params": {"max_new_tokens": 2}},
+        message=True),
+    Probe("err_generate_token_ids_logprob_nested", "POST", GEN, {
+        "text": FRANCE, "return_logprob": True, "token_ids_logprob": [[1]], "sampling_params": {"max_new_tokens": 2}},
+        message=True),
+    Probe("err_generate_logprob_fields_with_sampling_params", "POST", GEN, {
+        "text": FRANCE, "return_logprob": "abc", "return_text_in_logprobs": None, "sampling_params": "x"},
+        message=True),
     Probe("completions_echo_logprobs", "POST", "/v1/completions", {"model": M, "prompt": FRANCE, "max_tokens": 2,
                                                                   "temperature": 0, "echo": True, "logprobs": 2}),
     Probe("completions_echo_logprobs_zero", "POST", "/v1/completions", {
