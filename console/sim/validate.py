@@ -809,12 +809,16 @@ def check_generate_body(body: Any) -> dict[str, Any]:
                                    "msg": "Input should be a dictionary or an instance of GenerateReqInput",
                                    "input": body, "ctx": {"class_name": "GenerateReqInput"}}], GENERATE)
     sp = body.get("sampling_params")
+    errors: list[dict[str, Any]] = []
     if sp is not None and not isinstance(sp, (dict, list)):
-        raise validation_refusal([
+        errors += [
             {"type": "list_type", "loc": ("body", "sampling_params", "list[dict[str,any]]"),
              "msg": "Input should be a valid list", "input": sp},
             {"type": "dict_type", "loc": ("body", "sampling_params", "dict[str,any]"),
-             "msg": "Input should be a valid dictionary", "input": sp}], GENERATE)
+             "msg": "Input should be a valid dictionary", "input": sp}]
+    errors += _logprob_field_errors(body)  # the dataclass reports every field's errors at once, in field order
+    if errors:
+        raise validation_refusal(errors, GENERATE)
     for key, expected in (("stream", _BOOL), ("return_text_in_logprobs", _BOOL)):
         v = body.get(key)
         if v is not None and not _type_ok(v, expected):
@@ -832,10 +836,32 @@ _LOGPROB_OR_LIST = (("return_logprob", "BoolOrList", _BOOL), ("logprob_start_len
                     ("top_logprobs_num", "Int64OrList", _I64))
 
 
+class _LogprobFields(BaseModel):
+    """GenerateReqInput's logprob fields as its pydantic dataclass types them (io_struct.py), in its order."""
+
+    return_logprob: Optional[Union[List[bool], bool]] = None
+    logprob_start_len: Optional[Union[List[int], int]] = None
+    top_logprobs_num: Optional[Union[List[int], int]] = None
+    token_ids_logprob: Optional[Union[List[List[int]], List[int]]] = None
+    return_text_in_logprobs: bool = False
+
+
+def _logprob_field_errors(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """pydantic's errors for the logprob fields (lax mode: "yes" is a boolean, "3" and 2.0 integers; those the
+    contract refuses next)."""
+    given = {k: body[k] for k in _LogprobFields.model_fields if k in body}
+    if not given:
+        return []
+    try:
+        _LogprobFields(**given)
+    except ValidationError as e:
+        return _errors(e)
+    return []
+
+
 def _check_logprob_contract(body: dict[str, Any]) -> None:
     """The JSON contract of the logprob fields (`decode_BoolOrList` / `decode_Int64OrList`): a value of the type or a
-    list of them. Not restated: pydantic's refusals of values its lax mode cannot coerce (a float or a
-    non-numeric string for an integer field), which come before the contract's."""
+    list of them (after pydantic's checks, `_logprob_field_errors`)."""
     for key, union, item in _LOGPROB_OR_LIST:
         v = body.get(key)
         if v is None:

@@ -13,3 +13,4 @@ from __future__ import annotations
 
 ALLOWED: dict[str, str] = {
 }
+

@@ -225,7 +225,7 @@ def test_out_of_vocab_refused_without_return_logprob_too(twin):
 @pytest.mark.parametrize("field,value,message", [
     ("return_logprob", "yes", 'invalid type: string "yes", expected a value or an array of values for BoolOrList'),
     ("logprob_start_len", "0", 'invalid type: string "0", expected a value or an array of values for Int64OrList'),
-    ("top_logprobs_num", [1, "a"], 'invalid type: string "a", expected i64'),
+    ("top_logprobs_num", [1, "2"], 'invalid type: string "2", expected i64'),
     ("return_text_in_logprobs", 1, "invalid type: integer `1`, expected a boolean"),
 ])
 def test_json_contract_of_the_logprob_fields(twin, field, value, message):
@@ -307,3 +307,26 @@ def test_more_than_twenty_top_logprobs(twin):
     for top in m["output_top_logprobs"] + m["input_top_logprobs"][1:]:
         vals, ids = [e[0] for e in top], [e[1] for e in top]
         assert len(top) == 30 and vals == sorted(vals, reverse=True) and len(set(ids)) == 30
+
+
+def test_pydantic_layer_of_the_logprob_fields(twin):
+    """GenerateReqInput's dataclass refuses what its lax mode cannot coerce, every field's errors in one message
+    (sampling_params first, as declared), before the JSON contract sees the rest."""
+    r = httpx.post(twin.url + "/generate", timeout=60, json={
+        "text": "hi", "return_logprob": "abc", "top_logprobs_num": 1.5, "return_text_in_logprobs": None,
+        "sampling_params": "x"})
+    b = r.json()
+    assert r.status_code == 400 and b["type"] == "Bad Request"
+    head = b["message"].split("\n\n")[0].splitlines()
+    assert head[0] == "7 validation errors:"
+    assert [eval(line.strip())["loc"] for line in head[1:]] == [  # noqa: S307 - pydantic's repr of a dict
+        ("body", "sampling_params", "list[dict[str,any]]"), ("body", "sampling_params", "dict[str,any]"),
+        ("body", "return_logprob", "list[bool]"), ("body", "return_logprob", "bool"),
+        ("body", "top_logprobs_num", "list[int]"), ("body", "top_logprobs_num", "int"),
+        ("body", "return_text_in_logprobs")]
+    nested = httpx.post(twin.url + "/generate", timeout=60, json={"text": "hi", "token_ids_logprob": [[1]]})
+    assert nested.json() == {"error": {"message": "token_ids_logprob must be a flat list of integers."}}
+    lax = httpx.post(twin.url + "/generate", timeout=60, json={"text": "hi", "return_logprob": True,
+                                                               "top_logprobs_num": 2.0})
+    assert lax.json() == {"error": "invalid type: floating point `2.0`, expected a value or an array of values for "
+                                   "Int64OrList"}
