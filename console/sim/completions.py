@@ -61,6 +61,8 @@ def fan_out(req: SimRequest, n: int) -> list[SimRequest]:
         ask = asked_logprobs(req)
         if ask is not None:  # return_logprob / echo with logprobs: each sample its own output entries
             out[-1].logprob_ask = ask.copy()  # type: ignore[attr-defined]
+            if hasattr(req, "full_prefix_keys"):  # the capped match (logprobs.attach)
+                out[-1].full_prefix_keys = req.full_prefix_keys  # type: ignore[attr-defined]
     return out
 
 

@@ -414,7 +414,22 @@ def generate_ask(body: dict[str, Any], prompt_tokens: int, vocab_size: int) -> L
 def attach(req: Any, ask: LogprobAsk) -> None:
     """Note `ask` on `req`, and cap its prefix-cache match at the first prompt position with a logprob, as SGLang's
     `init_next_round_input` does (`max_prefix_len = min(max_prefix_len, logprob_start_len)`): those logprobs need
-    the forward of every later prompt token. The prompt's keys stay (its KV is still cached for later requests)."""
+    the forward of every later prompt token. The whole prompt is still cached for later requests: `uncap` puts the
+    keys back once the match is done."""
     req.logprob_ask = ask
-    if ask.start is not None:
+    if ask.start is not None and any(t > ask.start for _, t in req.prefix_keys):
+        req.full_prefix_keys = list(req.prefix_keys)
         req.prefix_keys = [(h, min(t, ask.start)) for h, t in req.prefix_keys]
+
+
+def uncap(req: Any, sink: Any) -> Any:
+    """`sink` for a request whose match `attach` capped: its first output (the match was made when it was admitted)
+    restores the prompt's own keys, which the engine inserts into the prefix cache when it finishes."""
+    full = getattr(req, "full_prefix_keys", None)
+    if full is None:
+        return sink
+
+    def push(out: Any) -> None:
+        req.prefix_keys = full
+        sink(out)
+    return push

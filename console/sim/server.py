@@ -33,7 +33,8 @@ from .engine import Engine, SimRequest
 from . import hidden
 from .faults import FaultState, crash_records, die, runtime_crash_message
 from .logfmt import SimLog
-from .logprobs import LogprobAsk, SchedulerAbort, asked_logprobs, attach, generate_ask, stream_abort, with_logprobs
+from .logprobs import (LogprobAsk, SchedulerAbort, asked_logprobs, attach, generate_ask, stream_abort, uncap,
+                       with_logprobs)
 from .memory import MemoryPlan
 from .metrics import ConstantGauges, MetricsStore
 from .runtime import RECEIVED_AT, EngineRuntime, RequestHandle, TraceRecord, TraceStore
@@ -202,7 +203,7 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
     def submit(self, req: SimRequest, endpoint: str) -> tuple[RequestHandle, TraceRecord]:
         """Hand `req` to the engine, arrived when its HTTP request reached the twin (RECEIVED_AT; runtime.py)."""
         handle = RequestHandle()
-        req.sink = handle.push
+        req.sink = uncap(req, handle.push)  # a logprob_start_len capped only the match (logprobs.attach)
         received = RECEIVED_AT.get()
         mono, wall = time.monotonic(), time.time()
         if received is None or received > mono:

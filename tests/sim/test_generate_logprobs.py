@@ -176,6 +176,12 @@ def test_prefix_match_capped_at_logprob_start(twin):
     assert gen(twin, prompt, tokens=1, logprob_start_len=0).json()["meta_info"]["cached_tokens"] == 0
     assert gen(twin, prompt, tokens=1, logprob_start_len=3).json()["meta_info"]["cached_tokens"] == 3
     assert gen(twin, prompt, tokens=1).json()["meta_info"]["cached_tokens"] > 3  # -1: output only, uncapped
+    # the capped request still caches its whole prompt for the next one
+    fresh = "Another prompt, first seen by a request that asks for every prompt logprob."
+    assert gen(twin, fresh, tokens=1, logprob_start_len=0).json()["meta_info"]["cached_tokens"] == 0
+    again = httpx.post(twin.url + "/generate", json={"text": fresh, "sampling_params": {"max_new_tokens": 1}},
+                       timeout=60).json()["meta_info"]
+    assert again["cached_tokens"] == again["prompt_tokens"] - 1
 
 
 def test_deterministic_and_the_same_numbers_as_completions(twin):
@@ -330,3 +336,20 @@ def test_pydantic_layer_of_the_logprob_fields(twin):
                                                                "top_logprobs_num": 2.0})
     assert lax.json() == {"error": "invalid type: floating point `2.0`, expected a value or an array of values for "
                                    "Int64OrList"}
+
+
+def _evictable(twin) -> float:
+    text = httpx.get(twin.url + "/metrics", timeout=30).text
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith("sglang:kv_evictable_tokens"))
+
+
+def test_capped_match_still_caches_the_whole_prompt(twin_metrics):
+    """A prompt first seen with logprob_start_len 0 leaves all its tokens in the (modelled) radix cache, as the
+    plain request does: kv_evictable_tokens grows by its prompt tokens."""
+    before = _evictable(twin_metrics)
+    prompt = "Prompt tokens cached by a request that reads their logprobs from the first one on."
+    m = gen(twin_metrics, prompt, tokens=1, logprob_start_len=0).json()["meta_info"]
+    httpx.post(twin_metrics.url + "/generate", json={"text": "x", "sampling_params": {"max_new_tokens": 1}},
+               timeout=60)  # one more engine step: the gauge is read after it
+    assert _evictable(twin_metrics) - before >= m["prompt_tokens"]
