@@ -94,13 +94,15 @@ def completion_logprobs(req: SimRequest, sim_seed: int, start: int, end: int, to
     """LogProbs (the legacy completions object) of completion tokens [start, end)."""
     key, greedy = _seed_key(req, sim_seed), req.temperature == 0
     out: dict[str, Any] = {"text_offset": [], "token_logprobs": [], "tokens": [], "top_logprobs": []}
+    ids = req.output_ids(end)
     for pos, piece in _tokens(req, start, end):
         lp, top = token_distribution(key, pos, piece, greedy, top_n)
         out["text_offset"].append(-1)
         out["token_logprobs"].append(lp)
-        out["tokens"].append(piece)
+        out["tokens"].append(lossless(ids[pos], piece) if pos < len(ids) else piece)
         if top_n > 0:  # logprobs: 0 asks for no alternatives: an empty list, not empty maps
-            out["top_logprobs"].append({t: v for t, v in top})
+            own = out["tokens"][-1]
+            out["top_logprobs"].append({own if t == piece else t: v for t, v in top})
     return out
 
 
@@ -122,14 +124,34 @@ def _alt_ids() -> dict[str, int]:
 
 def _id_text(tid: int) -> str:
     """The text of one token id, as `tokenizer.batch_decode([[id]])` gives it (special tokens kept)."""
+    raw = _token_bytes(tid)
+    return "" if raw is None else raw.decode("utf-8", "replace")
+
+
+def _token_bytes(tid: int) -> bytes | None:
     from .tokens import _o200k
     enc = _o200k()
     if enc is None:
-        return ""
+        return None
     try:
-        return enc.decode_single_token_bytes(tid).decode("utf-8", "replace")
+        return enc.decode_single_token_bytes(tid)
     except Exception:  # an id the vocabulary has no bytes for
-        return ""
+        return None
+
+
+def lossless(tid: int, text: str) -> str:
+    """The legacy completions object's text of a token (`_lossless_token_text`): a byte fragment of a character,
+    whose display text has U+FFFD, as latin-1 of its raw bytes (one character a byte, so it round-trips)."""
+    if "\ufffd" not in text:
+        return text
+    raw = _token_bytes(tid)
+    if raw is None:
+        return text
+    try:
+        raw.decode("utf-8")
+        return text  # a real U+FFFD in the text
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
 
 
 @dataclass(eq=False)
@@ -351,8 +373,8 @@ def prompt_completion_logprobs(req: SimRequest) -> dict[str, Any]:
     for token, top in zip(inp["token"], inp["top"]):
         out["text_offset"].append(-1)
         out["token_logprobs"].append(token[0])
-        out["tokens"].append(token[2])
-        out["top_logprobs"].append(None if top is None else {t: v for v, _, t in top})
+        out["tokens"].append(lossless(token[1], token[2]))
+        out["top_logprobs"].append(None if top is None else {lossless(i, t): v for v, i, t in top})
     return out
 
 

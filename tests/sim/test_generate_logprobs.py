@@ -353,3 +353,16 @@ def test_capped_match_still_caches_the_whole_prompt(twin_metrics):
     httpx.post(twin_metrics.url + "/generate", json={"text": "x", "sampling_params": {"max_new_tokens": 1}},
                timeout=60)  # one more engine step: the gauge is read after it
     assert _evictable(twin_metrics) - before >= m["prompt_tokens"]
+
+
+def test_echo_logprobs_byte_fragments_as_latin1(twin):
+    """`_lossless_token_text`: a token that is part of a character is its raw bytes as latin-1 in the legacy
+    object (so the tokens concatenate back to the bytes); /generate's texts keep the display text (U+FFFD)."""
+    prompt = "𝔘𝔫𝔦"  # each 4-byte character splits into 2-3 o200k tokens
+    ids = ENC.encode(prompt)
+    lp = comp(twin, prompt=prompt, logprobs=1, max_tokens=1).json()["choices"][0]["logprobs"]
+    toks = lp["tokens"][:len(ids)]
+    assert toks == [ENC.decode_single_token_bytes(t).decode("latin-1") for t in ids]
+    assert b"".join(t.encode("latin-1") for t in toks).decode("utf-8") == prompt
+    m = gen(twin, prompt, tokens=1, logprob_start_len=0, return_text_in_logprobs=True).json()["meta_info"]
+    assert all("\ufffd" in e[2] for e in m["input_token_logprobs"])
