@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import math
 import random
+import base64
+import dataclasses
+import struct
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -169,13 +172,16 @@ class LogprobAsk:
     prompt_text: str | None
     prompt_ids: list[int] | None
     aborted: bool = False  #: the scheduler aborted the request on arrival: every list stays empty
+    #: return_flat_raw_top_logprobs / _output_top_logprobs / _b64: the top lists as flat arrays plus their shape
+    flat_input: bool = False
+    flat_output: bool = False
+    flat_b64: bool = False
     _inputs: dict[str, list[Any]] | None = None
     _outputs: dict[str, list[Any]] = field(default_factory=lambda: {"token": [], "top": [], "ids": []})
 
     def copy(self) -> "LogprobAsk":
         """The ask for another sample of the same prompt (its own outputs, the same inputs)."""
-        return LogprobAsk(self.start, self.top_n, self.token_ids, self.text, self.prompt_text, self.prompt_ids,
-                          self.aborted, self._inputs)
+        return dataclasses.replace(self, _outputs={"token": [], "top": [], "ids": []})
 
 
 def asked_logprobs(req: Any) -> LogprobAsk | None:
@@ -326,7 +332,32 @@ def _output_entries(req: SimRequest, ask: LogprobAsk, sim_seed: int, n: int) -> 
     return {k: v[:n] for k, v in out.items()}
 
 
-def meta_logprobs(req: SimRequest, sim_seed: int, n: int) -> dict[str, Any]:
+def _flat(side: str, rows: list[Any], k: int, b64: bool) -> dict[str, Any]:
+    """`_build_flat_top_logprobs_fields`: the rows after the leading nulls as flat value and id arrays (float32 /
+    int32 little-endian in base64 with `b64`), their [rows, k] shape and the number of leading nulls."""
+    null_prefix = 0
+    while null_prefix < len(rows) and not rows[null_prefix]:
+        null_prefix += 1
+    body = rows[null_prefix:]
+    if body:
+        k = len(body[0])
+    vals = [e[0] for row in body for e in row]
+    ids = [e[1] for row in body for e in row]
+    out: dict[str, Any] = {}
+    if b64:
+        out[f"{side}_top_logprobs_val_flat_b64"] = base64.b64encode(struct.pack(f"<{len(vals)}f", *vals)).decode()
+        out[f"{side}_top_logprobs_idx_flat_b64"] = base64.b64encode(struct.pack(f"<{len(ids)}i", *ids)).decode()
+        out[f"{side}_top_logprobs_val_flat_b64_dtype"] = "float32"
+        out[f"{side}_top_logprobs_idx_flat_b64_dtype"] = "int32"
+    else:
+        out[f"{side}_top_logprobs_val_flat"] = vals
+        out[f"{side}_top_logprobs_idx_flat"] = ids
+    out[f"{side}_top_logprobs_shape"] = [len(body), k]
+    out[f"{side}_top_logprobs_null_prefix"] = null_prefix
+    return out
+
+
+def meta_logprobs(req: SimRequest, sim_seed: int, n: int, finished: bool = True) -> dict[str, Any]:
     """The meta_info keys of a `return_logprob` request after `n` output tokens, in add_logprob_to_meta_info's
     order: input/output token logprobs and the output count, the top lists when top_logprobs_num > 0, the
     token_ids lists when token_ids_logprob is given. Entries are `[logprob, token_id, text or null]`."""
@@ -340,18 +371,25 @@ def meta_logprobs(req: SimRequest, sim_seed: int, n: int) -> dict[str, Any]:
     m: dict[str, Any] = {"input_token_logprobs": inp["token"], "output_token_logprobs": outp["token"],
                          "output_token_logprobs_length": len(outp["token"])}
     if ask.top_n > 0:
-        m["input_top_logprobs"] = inp["top"]
-        m["output_top_logprobs"] = outp["top"]
+        if ask.flat_input:
+            m.update(_flat("input", inp["top"], ask.top_n, ask.flat_b64))
+        else:
+            m["input_top_logprobs"] = inp["top"]
+        if ask.flat_output and finished:  # on the finished response only (a stream is refused)
+            m.update(_flat("output", outp["top"], ask.top_n, ask.flat_b64))
+        else:
+            m["output_top_logprobs"] = outp["top"]
     if ask.token_ids is not None:
         m["input_token_ids_logprobs"] = inp["ids"]
         m["output_token_ids_logprobs"] = outp["ids"]
     return m
 
 
-def with_logprobs(meta: dict[str, Any], req: SimRequest, sim_seed: int, n: int) -> dict[str, Any]:
+def with_logprobs(meta: dict[str, Any], req: SimRequest, sim_seed: int, n: int,
+                  finished: bool = True) -> dict[str, Any]:
     """`meta` with the logprob keys where SGLang puts them: after the scheduler's timing keys, before
     `reasoning_tokens`."""
-    lp = meta_logprobs(req, sim_seed, n)
+    lp = meta_logprobs(req, sim_seed, n, finished)
     if not lp:
         return meta
     out: dict[str, Any] = {}
@@ -407,6 +445,14 @@ def generate_ask(body: dict[str, Any], prompt_tokens: int, vocab_size: int) -> L
     (ValueError, 400): a token_ids_logprob id outside the vocabulary (checked with or without return_logprob, as
     the tokenizer manager does), a logprob_start_len beyond the prompt (the scheduler's abort). Below -1 is refused
     too: SGLang 0.5.23's scheduler takes it and dies on an assertion (add_input_logprob_return_values)."""
+    flat_in = bool(body.get("return_flat_raw_top_logprobs"))
+    flat_out = bool(body.get("return_flat_raw_output_top_logprobs"))
+    if flat_out and body.get("stream"):
+        raise ValueError("return_flat_raw_output_top_logprobs is only set on the finished response and does not "
+                         "support stream=True.")
+    if body.get("return_flat_raw_top_logprobs_b64") and not (flat_in or flat_out):
+        raise ValueError("return_flat_raw_top_logprobs_b64 requires return_flat_raw_top_logprobs or "
+                         "return_flat_raw_output_top_logprobs.")
     ids = body.get("token_ids_logprob")
     if ids:
         if not isinstance(ids, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in ids):
@@ -430,7 +476,8 @@ def generate_ask(body: dict[str, Any], prompt_tokens: int, vocab_size: int) -> L
     return LogprobAsk(start=None if start == -1 else start, top_n=max(0, int(top or 0)),
                       token_ids=list(ids) if ids else None, text=bool(body.get("return_text_in_logprobs")),
                       prompt_text=str(text) if text is not None else None,
-                      prompt_ids=list(pids) if isinstance(pids, list) else None)
+                      prompt_ids=list(pids) if isinstance(pids, list) else None, flat_input=flat_in,
+                      flat_output=flat_out, flat_b64=bool(body.get("return_flat_raw_top_logprobs_b64")))
 
 
 def attach(req: Any, ask: LogprobAsk) -> None:

@@ -155,7 +155,7 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
         if finished and abort is not None:  # aborted on arrival, streamed (logprobs.stream_abort)
             meta["finish_reason"] = abort
         meta = with_timing(meta, req, finished=finished) if self.metrics_enabled else meta
-        return with_logprobs(meta, req, self.cfg.sim.seed, n)
+        return with_logprobs(meta, req, self.cfg.sim.seed, n, finished)
 
     def chat_request(self, body: dict[str, Any]) -> Any:
         if body.get("return_meta_info") and body.get("stream"):  # serving_chat._convert_to_internal_request

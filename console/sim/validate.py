@@ -844,6 +844,9 @@ class _LogprobFields(BaseModel):
     top_logprobs_num: Optional[Union[List[int], int]] = None
     token_ids_logprob: Optional[Union[List[List[int]], List[int]]] = None
     return_text_in_logprobs: bool = False
+    return_flat_raw_top_logprobs: bool = False
+    return_flat_raw_output_top_logprobs: bool = False
+    return_flat_raw_top_logprobs_b64: bool = False
 
 
 def _logprob_field_errors(body: dict[str, Any]) -> list[dict[str, Any]]:

@@ -230,6 +230,27 @@ PROBES = [
     Probe("generate_logprob_ids_prompt", "POST", GEN, {"input_ids": [504, 3575, 282], "return_logprob": True,
                                                        "logprob_start_len": 0, "return_text_in_logprobs": True,
                                                        "sampling_params": {"max_new_tokens": 2, "temperature": 0}}),
+    Probe("generate_logprob_flat_input", "POST", GEN, {"text": FRANCE, "return_logprob": True, "logprob_start_len": 2,
+                                                       "top_logprobs_num": 2, "return_flat_raw_top_logprobs": True,
+                                                       "sampling_params": {"max_new_tokens": 2, "temperature": 0}}),
+    Probe("generate_logprob_flat_no_input", "POST", GEN, {"text": FRANCE, "return_logprob": True,
+                                                          "top_logprobs_num": 2, "return_flat_raw_top_logprobs": True,
+                                                          "sampling_params": {"max_new_tokens": 2,
+                                                                              "temperature": 0}}),
+    Probe("generate_logprob_flat_b64_both", "POST", GEN, {
+        "text": FRANCE, "return_logprob": True, "logprob_start_len": 3, "top_logprobs_num": 2,
+        "return_flat_raw_top_logprobs": True, "return_flat_raw_output_top_logprobs": True,
+        "return_flat_raw_top_logprobs_b64": True, "sampling_params": {"max_new_tokens": 2, "temperature": 0}}),
+    Probe("generate_logprob_flat_input_stream", "POST", GEN, {
+        "text": FRANCE, "return_logprob": True, "logprob_start_len": 1, "top_logprobs_num": 1,
+        "return_flat_raw_top_logprobs": True, "stream": True,
+        "sampling_params": {"max_new_tokens": 3, "temperature": 0}}, stream=True),
+    Probe("err_generate_flat_output_stream", "POST", GEN, {
+        "text": FRANCE, "return_logprob": True, "top_logprobs_num": 2, "return_flat_raw_output_top_logprobs": True,
+        "stream": True, "sampling_params": {"max_new_tokens": 2}}, stream=True, message=True),
+    Probe("err_generate_flat_b64_alone", "POST", GEN, {
+        "text": FRANCE, "return_logprob": True, "top_logprobs_num": 2, "return_flat_raw_top_logprobs_b64": True,
+        "sampling_params": {"max_new_tokens": 2}}, message=True),
     # SGLang's scheduler aborts it (a value below -1 kills 0.5.23's scheduler: never probed)
     Probe("err_generate_logprob_start_beyond_prompt", "POST", GEN, {
         "text": FRANCE, "return_logprob": True, "logprob_start_len": 6,

@@ -366,3 +366,34 @@ def test_echo_logprobs_byte_fragments_as_latin1(twin):
     assert b"".join(t.encode("latin-1") for t in toks).decode("utf-8") == prompt
     m = gen(twin, prompt, tokens=1, logprob_start_len=0, return_text_in_logprobs=True).json()["meta_info"]
     assert all("\ufffd" in e[2] for e in m["input_token_logprobs"])
+
+
+def test_flat_raw_top_logprobs(twin):
+    """return_flat_raw_top_logprobs: the input top rows after the leading nulls as flat arrays with their shape;
+    _output_ the output's on the finished response; _b64 float32 / int32 little-endian in base64."""
+    import base64
+    import struct
+    nested = gen(twin, tokens=2, logprob_start_len=2, top_logprobs_num=2).json()["meta_info"]
+    m = gen(twin, tokens=2, logprob_start_len=2, top_logprobs_num=2, return_flat_raw_top_logprobs=True,
+            return_flat_raw_output_top_logprobs=True).json()["meta_info"]
+    keys = [k for k in m if "logprob" in k]
+    assert keys == LP_KEYS + [f"{s}_top_logprobs_{f}" for s in ("input", "output")
+                              for f in ("val_flat", "idx_flat", "shape", "null_prefix")]
+    rows = nested["input_top_logprobs"]
+    assert m["input_top_logprobs_null_prefix"] == 1 and m["input_top_logprobs_shape"] == [len(rows) - 1, 2]
+    assert m["input_top_logprobs_val_flat"] == [e[0] for r in rows[1:] for e in r]
+    assert m["input_top_logprobs_idx_flat"] == [e[1] for r in rows[1:] for e in r]
+    assert m["output_top_logprobs_shape"] == [2, 2] and m["output_top_logprobs_null_prefix"] == 0
+    b = gen(twin, tokens=2, logprob_start_len=2, top_logprobs_num=2, return_flat_raw_top_logprobs=True,
+            return_flat_raw_top_logprobs_b64=True).json()["meta_info"]
+    vals = struct.unpack("<4f", base64.b64decode(b["input_top_logprobs_val_flat_b64"]))
+    assert [round(v, 4) for v in vals] == [round(v, 4) for v in m["input_top_logprobs_val_flat"]]
+    assert list(struct.unpack("<4i", base64.b64decode(b["input_top_logprobs_idx_flat_b64"]))) == \
+        m["input_top_logprobs_idx_flat"]
+    assert b["input_top_logprobs_val_flat_b64_dtype"] == "float32" and "output_top_logprobs" in b
+    none = gen(twin, tokens=1, top_logprobs_num=3, return_flat_raw_top_logprobs=True).json()["meta_info"]
+    assert none["input_top_logprobs_shape"] == [0, 3] and none["input_top_logprobs_val_flat"] == []
+    s = gen(twin, tokens=2, top_logprobs_num=2, return_flat_raw_output_top_logprobs=True, stream=True)
+    assert sse_json(s.text)[0]["error"]["message"].startswith("return_flat_raw_output_top_logprobs is only set")
+    r = gen(twin, tokens=2, top_logprobs_num=2, return_flat_raw_top_logprobs_b64=True)
+    assert r.status_code == 400 and "requires return_flat_raw_top_logprobs" in r.json()["error"]["message"]
