@@ -293,6 +293,9 @@ PROBES = [
     Probe("completions_echo_logprobs_stream", "POST", "/v1/completions", {
         "model": M, "prompt": FRANCE, "max_tokens": 1, "temperature": 0, "echo": True, "logprobs": 1,
         "stream": True}, stream=True),
+    Probe("completions_echo_logprobs_stream_n2", "POST", "/v1/completions", {
+        "model": M, "prompt": [FRANCE, "Hello there"], "max_tokens": 1, "temperature": 0, "echo": True, "logprobs": 2,
+        "n": 2, "stream": True}, stream=True),
     Probe("completions_echo_logprobs_batch_n2", "POST", "/v1/completions", {
         "model": M, "prompt": [FRANCE, "Hello there"], "max_tokens": 2, "temperature": 0, "echo": True,
         "logprobs": 1, "n": 2}),
