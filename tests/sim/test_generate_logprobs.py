@@ -325,7 +325,7 @@ def test_pydantic_layer_of_the_logprob_fields(twin):
     assert r.status_code == 400 and b["type"] == "Bad Request"
     head = b["message"].split("\n\n")[0].splitlines()
     assert head[0] == "7 validation errors:"
-    assert [eval(line.strip())["loc"] for line in head[1:]] == [  # noqa: S307 - pydantic's repr of a dict
+    assert [eval(line.strip())["loc"] for line in head[1:]] == [  # each line is pydantic's repr of a dict
         ("body", "sampling_params", "list[dict[str,any]]"), ("body", "sampling_params", "dict[str,any]"),
         ("body", "return_logprob", "list[bool]"), ("body", "return_logprob", "bool"),
         ("body", "top_logprobs_num", "list[int]"), ("body", "top_logprobs_num", "int"),
