@@ -24,7 +24,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from console.core.redaction import relay_redacted
 from console.core.launch.logparse import StartupParser, StartupProgress
@@ -62,14 +62,30 @@ class EngineTimeout(RuntimeError):
     pass
 
 
-def _pdeathsig() -> None:  # runs in the child between fork and exec
-    os.setsid()
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL("libc.so.6", use_errno=True)
-            libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-        except OSError:
-            pass
+def _prctl() -> Any:
+    """libc's prctl, looked up in the console (never between fork and exec); None off Linux."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL("libc.so.6", use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _child_setup(parent: int) -> Callable[[], None]:
+    """What the child runs between fork and exec: its own session, and PR_SET_PDEATHSIG(SIGTERM). The signal is
+    armed only for a parent alive at the prctl: a console killed between the fork and it (a sweep killed in the
+    middle of a launch, seen under load) would leave the engine running for good, so a child whose parent is no
+    longer `parent` exits before it execs the engine."""
+    prctl = _prctl()
+
+    def setup() -> None:
+        os.setsid()
+        if prctl is not None:
+            prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+            if os.getppid() != parent:
+                os._exit(1)
+    return setup
 
 
 class EngineProcess:
@@ -123,7 +139,7 @@ class EngineProcess:
                 # server_args, api_key included); otherwise straight to the file.
                 self.proc = subprocess.Popen(
                     self.argv, stdout=subprocess.PIPE if self.secrets else logf, stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL, env=env, cwd=self.cwd, preexec_fn=_pdeathsig, close_fds=True,
+                    stdin=subprocess.DEVNULL, env=env, cwd=self.cwd, preexec_fn=_child_setup(os.getpid()), close_fds=True,
                 )
             except FileNotFoundError:
                 raise EngineDied(None, f"cannot execute {self.argv[0]!r}: not found (check engine.python in the profile)",
