@@ -3,8 +3,8 @@
 - The child runs in its own session/process group with stdin closed and stdout+stderr appended to the
   session's log file, so it never touches the console's terminal.
 - On Linux the child also gets `PR_SET_PDEATHSIG(SIGTERM)`: if the console dies (even by SIGKILL), the
-  engine is told to exit, and `atexit` stops every group still alive on a normal exit — no orphan holds
-  the GPUs after the console is gone.
+  engine is told to exit (a child whose console died before the signal was armed never execs the engine), and
+  `atexit` stops every group still alive on a normal exit — no orphan holds the GPUs after the console is gone.
 - `wait_ready` polls `/ready` every 100 ms while tailing the log into `StartupParser`; if the child
   exits first, `EngineDied` carries its exit code and the first real error line of the log.
 - `stop` sends SIGTERM to the whole group, then SIGKILL after a timeout.
