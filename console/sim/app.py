@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse, Response
 from .completions import fan_out
 from .outputs import plan_chat, plan_plain
 from .metrics import HttpMetricsMiddleware
-from .requests import RequestError
+from .requests import RequestError, split_generate_batch
 from .validate import (CHAT, COMPLETIONS, GENERATE, ContractRefusal, Endpoint, SchedulerAbort, WireRefusal,
                        chat_stream_abort, check_completion, check_generate_body, generate_stream_refusal, read_body)
 from .responses import _error
@@ -225,10 +225,16 @@ def create_app(server: SimServer) -> FastAPI:
         body: Any = None
         try:
             body = check_generate_body(await _json_body(request, GENERATE))
-            req = server.generate_request(body)
-            sp = body.get("sampling_params") or {}
-            factory, stop_re = plan_plain(sp)
-            n = sp.get("n") if isinstance(sp.get("n"), int) and not isinstance(sp.get("n"), bool) else 1
+            batch = split_generate_batch(body)
+            if batch is not None:  # a list of prompts: one request per prompt and sample, prompt-major
+                subs, n = batch
+                bases = [server.generate_request(sub) for sub in subs]
+                plans = [plan_plain(sub.get("sampling_params") or {}) for sub in subs]
+            else:
+                req = server.generate_request(body)
+                sp = body.get("sampling_params") or {}
+                factory, stop_re = plan_plain(sp)
+                n = sp.get("n") if isinstance(sp.get("n"), int) and not isinstance(sp.get("n"), bool) else 1
         except (WireRefusal, ContractRefusal) as e:
             return e.response()
         except (RequestError, ValueError) as e:  # the tokenizer manager's refusals; a stream carries them as an event
@@ -237,6 +243,20 @@ def create_app(server: SimServer) -> FastAPI:
             return JSONResponse({"error": {"message": str(e)}}, status_code=400)
         if server.faults.http500 and (failed := server.http500("/generate")) is not None:
             return failed
+        if batch is not None:
+            reqs = []
+            for base, (factory, stop_re) in zip(bases, plans):
+                for r in fan_out(base, max(1, n)):
+                    r.words_factory, r.stop_regex = factory, stop_re
+                    reqs.append(r)
+            if not reqs:  # an empty list of prompts: an empty list back, as real
+                return JSONResponse([])
+            await prefill_once(reqs, n, "/generate")
+            handles, recs = submit_all(reqs, "/generate")
+            if body.get("stream"):
+                return server.stream_response(server.generate_stream(reqs, handles, recs), recs[0])
+            res = await server.generate_response(reqs, handles, recs, request)
+            return res if isinstance(res, Response) else JSONResponse(res)
         if n <= 1:
             req.words_factory, req.stop_regex = factory, stop_re
             handle, rec = server.submit(req, "/generate")

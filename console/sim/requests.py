@@ -88,6 +88,69 @@ def _content_keys(seed: int, content: str, start: int) -> tuple[tuple[int, int],
     return tuple(keys)
 
 
+#: GenerateReqInput's per-request fields a batch may give one value each (`__getitem__`); the rest apply to all
+_PER_PROMPT = ("return_logprob", "logprob_start_len", "top_logprobs_num", "return_hidden_states")
+
+
+def split_generate_batch(body: dict[str, Any]) -> tuple[list[dict[str, Any]], int] | None:
+    """A batched /generate (`text` a list, or `input_ids` a list of lists) as one single-prompt body per prompt
+    and the samples per prompt (GenerateReqInput.normalize_batch_and_arguments); None for a single prompt.
+    Raises RequestError with SGLang's message where it refuses the batch."""
+    text, ids = body.get("text"), body.get("input_ids")
+    if isinstance(text, list):
+        prompts, key = text, "text"
+    elif isinstance(ids, list) and ids and isinstance(ids[0], list):
+        prompts, key = ids, "input_ids"
+    else:
+        return None
+    size = len(prompts)
+    sp = body.get("sampling_params")
+    sps = sp if isinstance(sp, list) else [sp or {}] * size
+    n = sps[0].get("n", 1) if sps and isinstance(sps[0], dict) else 1
+    if any((x.get("n", 1) if isinstance(x, dict) else 1) != n for x in sps):
+        raise RequestError("The parallel_sample_num should be the same for all samples in sample params.")
+    if len(sps) < size:  # SGLang indexes past the list's end (an IndexError); named here
+        raise RequestError(f"sampling_params has {len(sps)} entries for a batch of {size} prompts: give one "
+                           "object, or one per prompt.")
+    rid = body.get("rid")
+    if rid is None:
+        rids = [uuid.uuid4().hex for _ in range(size)]
+    elif isinstance(rid, str):
+        rids = [f"{rid}_{i}" for i in range(size)]
+    elif isinstance(rid, list):
+        if len(rid) != size:
+            raise RequestError("The specified rids length mismatch with the batch_size for batch processing.")
+        rids = rid
+    else:
+        raise RequestError("The rid should be a string or a list of strings.")
+    per: dict[str, list[Any]] = {}
+    for name in _PER_PROMPT:
+        v = body.get(name)
+        if isinstance(v, list):
+            if name == "return_hidden_states":
+                if len(v) != size:
+                    raise RequestError("The length of return_hidden_states should be equal to the batch size.")
+            elif n > 1:
+                raise RequestError(f"Cannot use list {name} with parallel_sample_num > 1")
+            per[name] = v
+    tids = body.get("token_ids_logprob")
+    if isinstance(tids, list) and tids and isinstance(tids[0], list):
+        if n > 1:
+            raise RequestError("Cannot use list token_ids_logprob with parallel_sample_num > 1")
+        per["token_ids_logprob"] = tids
+    subs = []
+    for i in range(size):
+        sub = {k: v for k, v in body.items() if k not in ("text", "input_ids")}
+        sub[key], sub["sampling_params"], sub["rid"] = prompts[i], sps[i], rids[i]
+        for name, values in per.items():
+            if i >= len(values):  # SGLang indexes past the list's end; named here
+                raise RequestError(f"{name} has {len(values)} entries for a batch of {size} prompts: give one "
+                                   "value, or one per prompt.")
+            sub[name] = values[i]
+        subs.append(sub)
+    return subs, n
+
+
 class RequestParsing:
     """SimServer's reading of a request body into a SimRequest (raises RequestError with SGLang's message)."""
 

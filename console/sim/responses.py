@@ -278,12 +278,13 @@ class ResponseShaping(CompletionShaping):
 
     def generate_stream(self, reqs: SimRequest | Sequence[SimRequest], handles: RequestHandle | Sequence[RequestHandle],
                         recs: TraceRecord | Sequence[TraceRecord]) -> AsyncIterator[str]:
-        """/generate's stream: cumulative text and output ids with each output's meta_info; with n > 1 the
-        samples' outputs interleave, each tagged with its "index" (tokenizer_manager `_stream_batch_responses`)."""
+        """/generate's stream: cumulative text and output ids with each output's meta_info; with n > 1 or a list
+        of prompts (a list of one too) the outputs interleave, each tagged with its "index" in the prompt-major
+        list (tokenizer_manager `_stream_batch_responses`)."""
+        batched = not isinstance(reqs, SimRequest)
         reqs = [reqs] if isinstance(reqs, SimRequest) else list(reqs)
         handles = [handles] if isinstance(handles, RequestHandle) else list(handles)
         recs = [recs] if isinstance(recs, TraceRecord) else list(recs)
-        batched = len(reqs) > 1
 
         width, seed = hidden.hidden_size(self.dep), self.cfg.sim.seed
         hs = [hidden.GenerateHidden(r, hidden.asked(r), seed, width) for r in reqs]

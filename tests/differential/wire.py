@@ -310,6 +310,31 @@ PROBES = [
     Probe("err_text_plain", "POST", CHAT, raw=b'{"messages": [{"role": "user", "content": "hi"}]}',
           headers={"Content-Type": "text/plain"}, message=True),
     Probe("err_model_colon", "POST", CHAT, {"model": "a:b", "messages": HI, "max_tokens": 4}, message=True),
+    # a list of prompts (GenerateReqInput's batch): a list back, prompt-major with n; streamed, each output
+    # tagged with its index (a list of one too)
+    # (one-token prompts: a longer one sharing a first token with an earlier probe's hits the real radix tree, and
+    # the twin matches /generate text prompts whole)
+    Probe("generate_batch", "POST", GEN, {"text": ["Hello", "Hi"], "sampling_params": {"max_new_tokens": 3}}),
+    Probe("generate_batch_of_one", "POST", GEN, {"text": ["Hello"], "sampling_params": {"max_new_tokens": 2}}),
+    Probe("generate_batch_empty", "POST", GEN, {"text": [], "sampling_params": {"max_new_tokens": 2}}),
+    Probe("generate_batch_ids_rid", "POST", GEN, {"input_ids": [[1, 2, 3], [4, 5]], "rid": "batch",
+                                                  "sampling_params": {"max_new_tokens": 2}}),
+    Probe("generate_batch_params_list", "POST", GEN, {"text": ["Hello", "Hi"], "rid": ["r-a", "r-b"],
+                                                      "return_logprob": [True, False], "sampling_params": [
+                                                          {"max_new_tokens": 2}, {"max_new_tokens": 3}]}),
+    Probe("generate_batch_n2", "POST", GEN, {"text": ["Hello", "Hi"], "sampling_params": {"max_new_tokens": 2,
+                                                                                            "n": 2}}),
+    Probe("generate_batch_stream", "POST", GEN, {"text": ["Hello", "Hi"], "stream": True,
+                                                 "sampling_params": {"max_new_tokens": 1}}, stream=True),
+    Probe("generate_batch_of_one_stream", "POST", GEN, {"text": ["Hello"], "stream": True,
+                                                        "sampling_params": {"max_new_tokens": 1}}, stream=True),
+    Probe("err_generate_batch_n_differs", "POST", GEN, {"text": ["Hello", "Hi"], "sampling_params": [
+        {"max_new_tokens": 2, "n": 2}, {"max_new_tokens": 2}]}, message=True),
+    Probe("err_generate_batch_list_logprob_n2", "POST", GEN, {"text": ["Hello", "Hi"], "return_logprob": [True, False],
+                                                              "sampling_params": {"max_new_tokens": 2, "n": 2}},
+          message=True),
+    Probe("err_generate_batch_rids", "POST", GEN, {"text": ["Hello", "Hi"], "rid": ["only-one"],
+                                                   "sampling_params": {"max_new_tokens": 2}}, message=True),
     *VALIDATION_PROBES,
     # after the traffic: some of SGLang's metric families appear only once a request has been served
     Probe("server_info", "GET", "/server_info"),
@@ -330,6 +355,8 @@ def _greedy(p: Probe) -> Probe:
         sp = body.get("sampling_params")
         if isinstance(sp, dict) and "temperature" not in sp:
             body["sampling_params"] = {**sp, "temperature": 0}
+        elif isinstance(sp, list):  # a batch's per-prompt parameters
+            body["sampling_params"] = [x if "temperature" in x else {**x, "temperature": 0} for x in sp]
     elif "temperature" not in body:
         body["temperature"] = 0
     return replace(p, body=body)
