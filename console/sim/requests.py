@@ -52,6 +52,10 @@ def _piece_estimate(piece: str) -> int:
     return n
 
 
+#: the namespace of /generate (and /v1/completions) text prompts' prefix keys
+_TEXT_PREFIX = _hash("generate-text")
+
+
 @lru_cache(maxsize=256)
 def _content_keys(seed: int, content: str, start: int) -> tuple[tuple[int, int], ...]:
     """Keys for the prefixes of a message's text that end at a pre-tokenizer piece boundary (tokens.py's o200k-like
@@ -219,13 +223,15 @@ class RequestParsing:
     def generate_request(self, body: dict[str, Any]) -> SimRequest:
         text, ids = body.get("text"), body.get("input_ids")
         if isinstance(text, list) or (isinstance(ids, list) and ids and isinstance(ids[0], list)):
-            raise RequestError("batched /generate requests are not supported by the engine twin")
+            raise RequestError("a batched /generate reaches the engine one prompt at a time (split_generate_batch)")
         if text is None and ids is None:
             raise RequestError("Either text, input_ids or input_embeds should be provided.")
         sp = body.get("sampling_params") or {}
         if text is not None:
             prompt = max(1, count_tokens(str(text)))
-            keys = [(_hash("text", str(text)), prompt)]
+            # the text's prefixes at piece boundaries, then the whole: a prompt sharing the start of a cached one
+            # (a shared system prompt, bench_serving's generated-shared-prefix) hits that much, as the radix tree
+            keys = [*_content_keys(_TEXT_PREFIX, str(text), 0), (_hash("text", str(text)), prompt)]
             phash, dom_text = _hash("text", str(text)), str(text)
         else:
             prompt = len(ids)
