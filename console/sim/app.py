@@ -99,8 +99,10 @@ def create_app(server: SimServer) -> FastAPI:
             return
         handles = []
         for base in reqs[::n]:
+            # the whole prompt's keys: a logprob_start_len caps the samples' match, not what the warmup caches
+            keys = getattr(base, "full_prefix_keys", None) or base.prefix_keys
             h, _ = server.submit(dataclasses.replace(base, rid=uuid.uuid4().hex, max_new_tokens=0, stream=False,
-                                                     prefix_keys=list(base.prefix_keys), spec_hist=[],
+                                                     prefix_keys=list(keys), spec_hist=[],
                                                      words_factory=None, sink=None), endpoint)
             handles.append(h)
         for h in handles:
@@ -230,11 +232,9 @@ def create_app(server: SimServer) -> FastAPI:
                 subs, n = batch
                 bases = [server.generate_request(sub) for sub in subs]
                 plans = [plan_plain(sub.get("sampling_params") or {}) for sub in subs]
-            else:
+            else:  # one prompt, one sample (n > 1 is a batch of one, as SGLang makes it)
                 req = server.generate_request(body)
-                sp = body.get("sampling_params") or {}
-                factory, stop_re = plan_plain(sp)
-                n = sp.get("n") if isinstance(sp.get("n"), int) and not isinstance(sp.get("n"), bool) else 1
+                factory, stop_re = plan_plain(body.get("sampling_params") or {})
         except (WireRefusal, ContractRefusal) as e:
             return e.response()
         except (RequestError, ValueError) as e:  # the tokenizer manager's refusals; a stream carries them as an event
@@ -248,8 +248,12 @@ def create_app(server: SimServer) -> FastAPI:
             for base, (factory, stop_re) in zip(bases, plans):
                 for r in fan_out(base, max(1, n)):
                     r.words_factory, r.stop_regex = factory, stop_re
+                    if n > 1:  # each sample its own rid (regenerate_rid), the first too
+                        r.rid = uuid.uuid4().hex
                     reqs.append(r)
-            if not reqs:  # an empty list of prompts: an empty list back, as real
+            if not reqs:  # an empty list of prompts: an empty list back (streamed: only the end), as real
+                if body.get("stream"):
+                    return Response("data: [DONE]\n\n", media_type="text/event-stream")
                 return JSONResponse([])
             await prefill_once(reqs, n, "/generate")
             handles, recs = submit_all(reqs, "/generate")
@@ -257,21 +261,11 @@ def create_app(server: SimServer) -> FastAPI:
                 return server.stream_response(server.generate_stream(reqs, handles, recs), recs[0])
             res = await server.generate_response(reqs, handles, recs, request)
             return res if isinstance(res, Response) else JSONResponse(res)
-        if n <= 1:
-            req.words_factory, req.stop_regex = factory, stop_re
-            handle, rec = server.submit(req, "/generate")
-            if req.stream:
-                return server.stream_response(server.generate_stream(req, handle, rec), rec)
-            res = await server.generate_response(req, handle, rec, request)
-            return res if isinstance(res, Response) else JSONResponse(res)
-        reqs = fan_out(req, n)  # parallel sampling: one engine request per sample, a list back
-        for r in reqs:
-            r.words_factory, r.stop_regex = factory, stop_re
-        await prefill_once(reqs, n, "/generate")
-        handles, recs = submit_all(reqs, "/generate")
+        req.words_factory, req.stop_regex = factory, stop_re
+        handle, rec = server.submit(req, "/generate")
         if req.stream:
-            return server.stream_response(server.generate_stream(reqs, handles, recs), recs[0])
-        res = await server.generate_response(reqs, handles, recs, request)
+            return server.stream_response(server.generate_stream(req, handle, rec), rec)
+        res = await server.generate_response(req, handle, rec, request)
         return res if isinstance(res, Response) else JSONResponse(res)
 
     @app.api_route("/flush_cache", methods=["GET", "POST"])

@@ -58,6 +58,8 @@ def fan_out(req: SimRequest, n: int) -> list[SimRequest]:
                                        spec_hist=[]))
         if hasattr(req, "return_hidden_states"):  # /generate's ask (hidden.mark), not a dataclass field
             out[-1].return_hidden_states = req.return_hidden_states  # type: ignore[attr-defined]
+        if hasattr(req, "scheduler_abort"):  # aborted on arrival (logprobs.stream_abort): every sample is
+            out[-1].scheduler_abort = req.scheduler_abort  # type: ignore[attr-defined]
         ask = asked_logprobs(req)
         if ask is not None:  # return_logprob / echo with logprobs: each sample its own output entries
             out[-1].logprob_ask = ask.copy()  # type: ignore[attr-defined]

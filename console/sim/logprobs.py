@@ -435,9 +435,16 @@ def stream_abort(req: Any, message: str, body: dict[str, Any]) -> Any:
     return req
 
 
-def _single(v: Any) -> Any:
-    """A per-request field of a single /generate request given as a one-element list (BoolOrList, Int64OrList)."""
-    return v[0] if isinstance(v, list) and len(v) == 1 else v
+def _single(v: Any, name: str = "") -> Any:
+    """A per-request field of a single /generate request given as a one-element list (BoolOrList, Int64OrList);
+    a longer list on one prompt is refused (ValueError, 400) naming the field."""
+    if isinstance(v, list):
+        if len(v) == 1:
+            return v[0]
+        if name:
+            raise ValueError(f"{name} has {len(v)} values for one prompt: give one value (a list only for a batch "
+                             "of prompts, one value each)")
+    return v
 
 
 def generate_ask(body: dict[str, Any], prompt_tokens: int, vocab_size: int) -> LogprobAsk | None:
@@ -461,9 +468,9 @@ def generate_ask(body: dict[str, Any], prompt_tokens: int, vocab_size: int) -> L
             if t < 0 or t >= vocab_size:
                 raise ValueError(f"token_ids_logprob contains out-of-vocabulary token id {t}; valid range is "
                                  f"[0, {vocab_size}).")
-    if not _single(body.get("return_logprob")):
+    if not _single(body.get("return_logprob"), "return_logprob"):
         return None
-    start = _single(body.get("logprob_start_len"))
+    start = _single(body.get("logprob_start_len"), "logprob_start_len")
     start = -1 if start is None else int(start)
     if start < -1:
         raise ValueError(f"logprob_start_len={start} is below -1: give a prompt position (0 for every prompt token) "
@@ -471,7 +478,7 @@ def generate_ask(body: dict[str, Any], prompt_tokens: int, vocab_size: int) -> L
     if start > prompt_tokens:
         raise SchedulerAbort(f"req.logprob_start_len={start} is higher than the number of input tokens "
                              f"len(req.origin_input_ids)={prompt_tokens}. Please use a smaller logprob_start_len.")
-    top = _single(body.get("top_logprobs_num"))
+    top = _single(body.get("top_logprobs_num"), "top_logprobs_num")
     text, pids = body.get("text"), body.get("input_ids")
     return LogprobAsk(start=None if start == -1 else start, top_n=max(0, int(top or 0)),
                       token_ids=list(ids) if ids else None, text=bool(body.get("return_text_in_logprobs")),

@@ -101,14 +101,17 @@ def split_generate_batch(body: dict[str, Any]) -> tuple[list[dict[str, Any]], in
     and the samples per prompt (GenerateReqInput.normalize_batch_and_arguments); None for a single prompt.
     Raises RequestError with SGLang's message where it refuses the batch."""
     text, ids = body.get("text"), body.get("input_ids")
+    sp = body.get("sampling_params")
     if isinstance(text, list):
         prompts, key = text, "text"
     elif isinstance(ids, list) and ids and isinstance(ids[0], list):
         prompts, key = ids, "input_ids"
+    elif isinstance(sp, dict) and isinstance(sp.get("n"), int) and sp["n"] > 1 and (text or ids):
+        # parallel sampling turns one prompt into a batch of one (_handle_parallel_sampling), its rules too
+        prompts, key = [text if text is not None else ids], "text" if text is not None else "input_ids"
     else:
         return None
     size = len(prompts)
-    sp = body.get("sampling_params")
     sps = sp if isinstance(sp, list) else [sp or {}] * size
     n = sps[0].get("n", 1) if sps and isinstance(sps[0], dict) else 1
     if any((x.get("n", 1) if isinstance(x, dict) else 1) != n for x in sps):
@@ -124,6 +127,12 @@ def split_generate_batch(body: dict[str, Any]) -> tuple[list[dict[str, Any]], in
     elif isinstance(rid, list):
         if len(rid) != size:
             raise RequestError("The specified rids length mismatch with the batch_size for batch processing.")
+        if len(set(map(str, rid))) != len(rid):  # _validate_rid_uniqueness
+            seen: dict[str, int] = {}
+            for r in map(str, rid):
+                seen[r] = seen.get(r, 0) + 1
+            raise RequestError("Duplicate request IDs detected within the request: "
+                               f"{[r for r, c in seen.items() if c > 1]}")
         rids = rid
     else:
         raise RequestError("The rid should be a string or a list of strings.")

@@ -88,6 +88,8 @@ def test_an_empty_list_gives_an_empty_list(twin):
      "Cannot use list return_logprob with parallel_sample_num > 1"),
     ({"text": ["a", "b"], "rid": ["only-one"]},
      "The specified rids length mismatch with the batch_size for batch processing."),
+    ({"text": ["a", "b", "c"], "rid": ["x", "y", "x"]},
+     "Duplicate request IDs detected within the request: ['x']"),
     ({"text": ["a", "b"], "return_hidden_states": [False]},
      "The length of return_hidden_states should be equal to the batch size."),
     # SGLang indexes past the list (500 Internal Server Error); the twin names the field
@@ -97,3 +99,63 @@ def test_an_empty_list_gives_an_empty_list(twin):
 def test_the_normalizers_refusals(twin, body, message):
     r = post(twin, body)
     assert (r.status_code, r.json()["error"]["message"]) == (400, message)
+
+
+@pytest.mark.parametrize("body, message", [
+    # each of a batch's sampling_params is decoded by the contract, as a single one is
+    ({"text": ["a", "b"], "sampling_params": [{"n": "2"}, {"n": "2"}]}, 'invalid type: string "2", expected i64'),
+    ({"text": ["a", "b"], "sampling_params": [{"max_new_tokens": 1}, {"bogus": 1}]}, "unknown field `bogus`"),
+])
+def test_the_contract_decodes_every_item_of_a_batch(twin, body, message):
+    r = post(twin, body)
+    assert r.status_code == 400 and r.json()["error"].startswith(message), r.text
+
+
+@pytest.mark.parametrize("body, first", [
+    # every prompt and rid of a batch is typed by GenerateReqInput's pydantic dataclass first (its ErrorResponse)
+    ({"input_ids": [[1, 2], 3]}, "1 validation error:\n  {'type': 'value_error', 'loc': ('body', 'input_ids'), "
+                                 "'msg': 'Value error, row 1: must be list; got int'"),
+    ({"text": ["a", 5]}, "2 validation errors:\n  {'type': 'string_type', 'loc': ('body', 'text', 'str')"),
+    ({"text": ["a", "b"], "rid": [1, 2]}, "3 validation errors:\n  {'type': 'string_type', 'loc': ('body', 'rid', "
+                                          "'str')"),
+])
+def test_pydantic_types_every_prompt_and_rid(twin, body, first):
+    r = post(twin, body)
+    assert r.status_code == 400 and r.json()["message"].startswith(first), r.text
+
+
+def test_one_prompt_with_n_follows_the_batch_rules(twin):
+    r = post(twin, {"text": "a b c", "return_logprob": [True], "sampling_params": {"n": 2}})
+    assert (r.status_code, r.json()["error"]["message"]) == (
+        400, "Cannot use list return_logprob with parallel_sample_num > 1")
+
+
+def test_every_sample_gets_its_own_rid(twin):
+    outs = post(twin, {"text": ["a", "b"], "rid": ["x", "y"], "sampling_params": {"max_new_tokens": 1, "n": 2}}).json()
+    ids = [o["meta_info"]["id"] for o in outs]
+    assert len(set(ids)) == 4 and not {"x", "y"} & set(ids)
+
+
+def test_a_streamed_abort_aborts_every_sample(twin):
+    r = post(twin, {"text": "a b", "stream": True, "return_logprob": True, "logprob_start_len": 9,
+                    "sampling_params": {"n": 2}})
+    finals = {e["index"]: e["meta_info"]["finish_reason"]["type"] for e in sse_json(r.text)}
+    assert finals == {0: "abort", 1: "abort"}
+
+
+def test_n_samples_with_capped_logprobs_cache_the_whole_prompt(twin):
+    ids = list(range(500, 630))  # 130 ids: keys at 64 and 128
+    post(twin, {"input_ids": ids, "return_logprob": True, "logprob_start_len": 0,
+                "sampling_params": {"max_new_tokens": 1, "n": 2}})
+    again = post(twin, {"input_ids": ids, "sampling_params": {"max_new_tokens": 1}}).json()["meta_info"]
+    assert again["cached_tokens"] == 128
+
+
+def test_a_list_of_values_on_one_prompt_is_refused_by_name(twin):
+    r = post(twin, {"text": "a b", "return_logprob": True, "top_logprobs_num": [1, 2]})
+    assert r.status_code == 400 and r.json()["error"]["message"].startswith("top_logprobs_num has 2 values")
+
+
+def test_an_empty_streamed_batch_only_ends(twin):
+    r = post(twin, {"text": [], "stream": True})
+    assert (r.status_code, r.text) == (200, "data: [DONE]\n\n")
