@@ -917,31 +917,29 @@ class _PromptFields(BaseModel):
     input_ids: Annotated[Any, PlainValidator(_i64_rows)] = None
 
 
-def _prompt_field_errors(body: dict[str, Any]) -> list[dict[str, Any]]:
-    given = {k: body[k] for k in _PromptFields.model_fields if k in body}
+def _field_errors(model: type[BaseModel], body: dict[str, Any]) -> list[dict[str, Any]]:
+    """pydantic's errors for the body's fields of `model`, in the real server's order: field by field, a union's
+    `str` branch before its `list[str]` items."""
+    given = {k: body[k] for k in model.model_fields if k in body}
     if not given:
         return []
     try:
-        _PromptFields(**given)
+        model(**given)
     except ValidationError as e:
-        # in the real server's order: field by field, a union's `str` branch before its `list[str]` items
-        order = list(_PromptFields.model_fields)
+        order = list(model.model_fields)
         return sorted(_errors(e), key=lambda err: (order.index(err["loc"][1]) if err["loc"][1] in order else 99,
                                                    0 if err["loc"][2:3] == ("str",) else 1))
     return []
 
 
+def _prompt_field_errors(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return _field_errors(_PromptFields, body)
+
+
 def _logprob_field_errors(body: dict[str, Any]) -> list[dict[str, Any]]:
     """pydantic's errors for the logprob fields (lax mode: "yes" is a boolean, "3" and 2.0 integers; those the
     contract refuses next)."""
-    given = {k: body[k] for k in _LogprobFields.model_fields if k in body}
-    if not given:
-        return []
-    try:
-        _LogprobFields(**given)
-    except ValidationError as e:
-        return _errors(e)
-    return []
+    return _field_errors(_LogprobFields, body)
 
 
 def _check_logprob_contract(body: dict[str, Any]) -> None:
