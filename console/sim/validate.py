@@ -38,8 +38,9 @@ import sysconfig
 from dataclasses import dataclass
 from typing import Annotated, Any, Dict, List, Literal, Optional, Union
 
-from pydantic import BaseModel, Field, PlainValidator, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+from .prompt_fields import PromptFields
 
 
 class RequestError(Exception):
@@ -837,26 +838,17 @@ def check_generate_body(body: Any) -> dict[str, Any]:
 
 
 def _check_batch_contract(body: dict[str, Any]) -> None:
-    """The contract's decoding of a batch's prompts and rids (api_types decode_StringOrList, decode_TokenIdsOrList):
-    every text and rid a string, every token-id prompt a list of integers."""
-    for key in ("text", "rid"):
-        v = body.get(key)
-        if isinstance(v, list):
-            bad = next((x for x in v if not isinstance(x, str)), _NONE)
-            if bad is not _NONE:
-                raise ContractRefusal(f"invalid type: {_unexpected(bad)}, expected a string")
+    """The contract's decoding of token ids (api_types decode_TokenIdsOrList) after pydantic's: a boolean passes
+    pydantic's int64 rows (array("q")), not the contract."""
     ids = body.get("input_ids")
     if isinstance(ids, list) and ids:
-        flat = isinstance(ids[0], (int, float)) and not isinstance(ids[0], bool)
-        for x in ([ids] if flat else ids):
-            if not isinstance(x, list):
-                raise ContractRefusal(f"invalid type: {_unexpected(x)}, expected a sequence")
-            bad = next((t for t in x if not (isinstance(t, int) and not isinstance(t, bool))), _NONE)
-            if bad is not _NONE:
+        flat = isinstance(ids[0], (int, float)) and not isinstance(ids[0], bool)  # else rows (a batch)
+        for row in [ids] if flat else ids:
+            if not isinstance(row, list):
+                raise ContractRefusal(f"invalid type: {_unexpected(row)}, expected a sequence")
+            bad = next((t for t in row if not isinstance(t, int) or isinstance(t, bool)), None)
+            if bad is not None:
                 raise ContractRefusal(f"invalid type: {_unexpected(bad)}, expected i64")
-
-
-_NONE = object()
 
 
 #: GenerateReqInput's per-request logprob fields and the contract's type of each (api_types.py: a value or a list
@@ -878,45 +870,6 @@ class _LogprobFields(BaseModel):
     return_flat_raw_top_logprobs_b64: bool = False
 
 
-def _i64_rows(v: Any) -> Any:
-    """sglang.srt.utils.field_validators.validate_optional_list_i64_1d_2d (input_ids: ids or rows of ids)."""
-    def row(x: Any) -> None:
-        if x is None:
-            raise ValueError("must not be None")
-        if not isinstance(x, list):
-            raise ValueError(f"must be list; got {type(x).__name__}")
-        if x and not isinstance(x[0], int):
-            raise ValueError(f"elements must be int; got {type(x[0]).__name__}")
-        if any(not isinstance(t, int) or isinstance(t, bool) or not -2**63 <= t < 2**63 for t in x):
-            raise ValueError("contains non-int64 element: an integer is required")
-    if v is None:
-        return v
-    if not isinstance(v, list):
-        raise ValueError(f"must be list or null; got {type(v).__name__}")
-    if not v:
-        return v
-    if isinstance(v[0], int):
-        row(v)
-        return v
-    if isinstance(v[0], list):
-        for i, r in enumerate(v):
-            try:
-                row(r)
-            except ValueError as e:
-                raise ValueError(f"row {i}: {e}") from None
-        return v
-    raise ValueError(f"elements must be int or list; got {type(v[0]).__name__}")
-
-
-class _PromptFields(BaseModel):
-    """GenerateReqInput's rid and prompt fields as its pydantic dataclass types them (io_struct.py), in its order:
-    a batch's every text and rid a string, its token-id rows lists of integers."""
-
-    rid: Optional[Union[str, List[str]]] = None
-    text: Optional[Union[List[str], str]] = None
-    input_ids: Annotated[Any, PlainValidator(_i64_rows)] = None
-
-
 def _field_errors(model: type[BaseModel], body: dict[str, Any]) -> list[dict[str, Any]]:
     """pydantic's errors for the body's fields of `model`, in the real server's order: field by field, a union's
     `str` branch before its `list[str]` items."""
@@ -933,7 +886,7 @@ def _field_errors(model: type[BaseModel], body: dict[str, Any]) -> list[dict[str
 
 
 def _prompt_field_errors(body: dict[str, Any]) -> list[dict[str, Any]]:
-    return _field_errors(_PromptFields, body)
+    return _field_errors(PromptFields, body)
 
 
 def _logprob_field_errors(body: dict[str, Any]) -> list[dict[str, Any]]:

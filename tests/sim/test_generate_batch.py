@@ -105,6 +105,9 @@ def test_the_normalizers_refusals(twin, body, message):
     # each of a batch's sampling_params is decoded by the contract, as a single one is
     ({"text": ["a", "b"], "sampling_params": [{"n": "2"}, {"n": "2"}]}, 'invalid type: string "2", expected i64'),
     ({"text": ["a", "b"], "sampling_params": [{"max_new_tokens": 1}, {"bogus": 1}]}, "unknown field `bogus`"),
+    # a boolean passes pydantic's int64 rows (array("q")), not the contract; a leading one makes the list rows
+    ({"input_ids": [1, True]}, "invalid type: boolean `true`, expected i64"),
+    ({"input_ids": [True, 1]}, "invalid type: boolean `true`, expected a sequence"),
 ])
 def test_the_contract_decodes_every_item_of_a_batch(twin, body, message):
     r = post(twin, body)
@@ -115,6 +118,9 @@ def test_the_contract_decodes_every_item_of_a_batch(twin, body, message):
     # every prompt and rid of a batch is typed by GenerateReqInput's pydantic dataclass first (its ErrorResponse)
     ({"input_ids": [[1, 2], 3]}, "1 validation error:\n  {'type': 'value_error', 'loc': ('body', 'input_ids'), "
                                  "'msg': 'Value error, row 1: must be list; got int'"),
+    ({"input_ids": [[1, 2.5]]}, "1 validation error:\n  {'type': 'value_error', 'loc': ('body', 'input_ids'), "
+                               "'msg': \"Value error, row 0: contains non-int64 element: 'float' object cannot be "
+                               "interpreted as an integer\""),
     ({"text": ["a", 5]}, "2 validation errors:\n  {'type': 'string_type', 'loc': ('body', 'text', 'str')"),
     ({"text": ["a", "b"], "rid": [1, 2]}, "3 validation errors:\n  {'type': 'string_type', 'loc': ('body', 'rid', "
                                           "'str')"),
