@@ -91,9 +91,11 @@ async def _run(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, timel
     import uvicorn
 
     from .app import create_app
+    from . import stacks
     from .server import SimServer, UvicornGate, uvicorn_log_config
 
     server = SimServer(cfg, dep, mem, log, faults)
+    stacks.install(server.runtime)
     app = create_app(server)
     a = cfg.args
     config = uvicorn.Config(app, host=a["host"], port=int(a["port"]), log_config=uvicorn_log_config(),

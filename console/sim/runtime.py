@@ -81,6 +81,10 @@ class EngineRuntime:
         self.failed: BaseException | None = None
         self.crash_at: int | None = None  #: the crash-at-step fault: the decode step (engine.decode_ct) that dies
         self._on_crash: Callable[[], None] | None = None
+        #: an engine bug (an exception in the engine task): given the traceback record; the server logs it as every
+        #: rank's scheduler exception and ends the process, as SGLang's launcher does when a scheduler dies, so
+        #: clients see the connection close instead of waiting on requests nobody will step
+        self.on_failure: Callable[[str], None] | None = None
         # pacing: how late each commit ran against its deadline (wall seconds); >0 means the emit schedule slipped
         self.forwards = 0
         self.late_sum = 0.0
@@ -197,9 +201,12 @@ class EngineRuntime:
                 self.commit_cpu_s += time.process_time() - c0
         except asyncio.CancelledError:
             raise
-        except BaseException as e:  # an engine bug: report it loudly, keep the server answering
+        except BaseException as e:  # an engine bug: the scheduler died, as SGLang's would (on_failure)
             self.failed = e
-            sys.stderr.write("Scheduler hit an exception: " + traceback.format_exc())
+            tb = "Scheduler hit an exception: " + traceback.format_exc()
+            if self.on_failure is not None:
+                self.on_failure(tb)  # does not return (the process is killed)
+            sys.stderr.write(tb)
             sys.stderr.flush()
 
 

@@ -79,6 +79,7 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
         self.metrics = MetricsStore(a["served_model_name"], cfg.tp_size, self.constants, cfg.is_spec)
         self.engine = Engine(cfg, dep, mem, observer=self.metrics, log=lambda m: log.line(m, 0))
         self.runtime = EngineRuntime(self.engine, cfg.sim.time_scale)
+        self.runtime.on_failure = self.scheduler_died
         self.metrics.model_now = lambda: self.runtime.model_now() if self.http_open else self.engine.clock
         self.trace = TraceStore()
         self.http_open = False  # the startup reached "uvicorn starts"
@@ -116,6 +117,14 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
             return JSONResponse({"error": {"message": message}}, status_code=500)
         self.log.line(f"Error in request: {message}")
         return _error(f"Internal server error: {message}", 500, "InternalServerError")
+
+    def scheduler_died(self, record: str) -> None:
+        """An engine bug killed the engine task: its traceback as every rank's record, the launcher's kill lines,
+        SIGKILL (as a crashed scheduler ends a SGLang server)."""
+        rng = random.Random(f"crash:{self.cfg.sim.seed}:bug")
+        for text, rank in crash_records(lambda r: record, self.cfg.tp_size, rng, running=True):
+            self.log.line(text, rank)
+        die()
 
     def crash_scheduler(self) -> None:
         """The crash-at-step fault: every rank's scheduler dies, the launcher kills the process tree."""
@@ -219,12 +228,6 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
         while (out := await handle.next()) is not None:
             if out.finished:
                 return
-
-
-
-
-
-
 
     async def health_generate(self) -> bool:
         """SGLang's health probe: a 1-token generate; healthy if any output arrives within 20 s (scaled)."""
