@@ -154,3 +154,30 @@ def test_sglang_openai_server(runs, tid, target, tmp_path_factory):
     assert r is not None, f"{tid}: not run"
     assert r["outcome"] == "pass", (f"{tid} against {target} ({run['served_model']} at {run['url']}): "
                                     f"{r['outcome']}\n{r['detail']}\nstdout: {r.get('stdout_tail', '')[-800:]}")
+
+
+def test_a_stalled_target_is_a_timeout_not_a_hang(peer_env, tmp_path):
+    """The runner's watchdog: a twin whose stream stops sending (the stall fault, never resuming) makes the test a
+    `timeout` within seconds of --test-timeout, with the twin's state report in its log, and the run goes on."""
+    tid = "basic/test_openai_server.py::TestOpenAIServer::test_chat_completion_stream"
+    nxt = "basic/test_openai_server.py::TestOpenAIServer::test_model_list"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SC_PEER")}
+    env |= {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(REPO),
+            "SC_PEER_TWIN_PYTHON": sys.executable,
+            "SC_PEER_TWIN_ARGS": json.dumps(twin_args(PROFILE) + PAGE_1 +
+                                            ["--sim-fault", "stall:after_tokens=1,seconds=inf"])}
+    out = tmp_path / "twin.json"
+    proc = subprocess.run([str(ENV_PY), str(RUNNER), "--tests-dir", str(SGLANG_TESTS), "--target", "twin",
+                           "--out", str(out), "--log-dir", str(tmp_path), "--test-timeout", "5", "--only", tid, nxt],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run = json.loads(out.read_text())
+    r = run["results"][tid]
+    assert r["outcome"] == "timeout", r
+    assert r["detail"].startswith("timed out after 5 s: stopped twin pid "), r["detail"][:300]
+    assert 5 <= r["seconds"] < 30, r["seconds"]
+    log = Path(r["detail"].split("log ", 1)[1].split(",", 1)[0])
+    report = log.read_text()
+    assert "=== twin state (SIGUSR1) ===" in report and "--- task sim-engine" in report, report[-2000:]
+    # the class's server was killed under its next test: that test errors (connection refused), it does not hang
+    assert run["results"][nxt]["outcome"] in ("error", "fail") and run["complete"] is True

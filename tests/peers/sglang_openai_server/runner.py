@@ -8,6 +8,11 @@ The shim (shim.py) is installed before any test module is imported. Each selecte
 setUpClass launches the target with the class's flags), its selected methods in file order. A result is
 `pass`, `fail` or `error` with the last lines of the traceback; a class whose setUpClass fails records that
 error for each of its selected methods.
+
+A test that runs past `--test-timeout` seconds (default 120 against the twin, whose slowest selected test takes
+~5 s; 900 against a real CPU server) is a `timeout`: the watchdog asks a twin for its state and task stacks
+(SIGUSR1, console/sim/stacks.py, written to the server log), then kills the servers this shim started, so the
+test's pending request fails at once and the run goes on to the next class instead of hanging CI.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import io
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 import unittest
@@ -31,16 +37,53 @@ import selection  # noqa: E402  (this directory)
 import shim as shim_mod  # noqa: E402
 
 
+class Watchdog(threading.Thread):
+    """Stops the target when one test runs past `limit` seconds (see the module doc)."""
+
+    def __init__(self, shim, limit: float) -> None:
+        super().__init__(daemon=True, name="peer-watchdog")
+        self.shim, self.limit = shim, limit
+        self.lock = threading.Lock()
+        self.current: tuple[str, float] | None = None
+        self.timed_out: dict[str, str] = {}  # test id -> what the watchdog did
+
+    def arm(self, tid: str) -> None:
+        with self.lock:
+            self.current = (tid, time.monotonic())
+
+    def disarm(self) -> None:
+        with self.lock:
+            self.current = None
+
+    def run(self) -> None:
+        while True:
+            time.sleep(1.0)
+            with self.lock:
+                cur = self.current
+                if cur is None or time.monotonic() - cur[1] < self.limit or cur[0] in self.timed_out:
+                    continue
+                self.timed_out[cur[0]] = "pending"
+            self.timed_out[cur[0]] = self.shim.stop_stalled(self.limit)
+
+
 class Collect(unittest.TestResult):
-    def __init__(self) -> None:
+    def __init__(self, watchdog: Watchdog | None = None) -> None:
         super().__init__()
         self.out: dict[str, dict] = {}
         self.t0: dict[str, float] = {}
         self.class_errors: dict[str, str] = {}
+        self.watchdog = watchdog
 
     def startTest(self, test) -> None:
         super().startTest(test)
         self.t0[test.id()] = time.monotonic()
+        if self.watchdog is not None:
+            self.watchdog.arm(test.id())
+
+    def stopTest(self, test) -> None:
+        if self.watchdog is not None:
+            self.watchdog.disarm()
+        super().stopTest(test)
 
     def _put(self, test, outcome: str, err=None) -> None:
         detail = ""
@@ -53,6 +96,8 @@ class Collect(unittest.TestResult):
                 outcome = "fail" if isinstance(exc, AssertionError) else "error"
             detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-2500:]
         tid = test.id()
+        if self.watchdog is not None and tid in self.watchdog.timed_out:
+            outcome, detail = "timeout", self.watchdog.timed_out[tid] + "\n" + detail
         if isinstance(test, unittest.suite._ErrorHolder):  # setUpClass / tearDownClass failure
             self.class_errors[test.description] = detail
             return
@@ -89,12 +134,16 @@ def main() -> int:
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--log-dir", type=Path, default=None)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--test-timeout", type=float, default=None,
+                    help="seconds one test may run before the target is stopped (default 120 twin, 900 real)")
     a = ap.parse_args()
     log_dir = a.log_dir or a.out.parent
     log_dir.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("SGLANG_TEST_MAX_RETRY", "0")  # a failure is reported, not retried
     os.environ.pop("SGLANG_IS_IN_CI", None)
     shim = shim_mod.install(a.target, log_dir)
+    watchdog = Watchdog(shim, a.test_timeout or (120.0 if a.target == "twin" else 900.0))
+    watchdog.start()
 
     wanted = list(a.only) if a.only else [t for t in selection.SELECTED
                                           if a.target == "twin" or t not in selection.TWIN_ONLY]
@@ -122,7 +171,7 @@ def main() -> int:
             continue
         for cls, meths in classes.items():
             suite = unittest.TestSuite(getattr(mod, cls)(m) for m in meths)
-            res = Collect()
+            res = Collect(watchdog)
             buf = io.StringIO()
             t0 = time.monotonic()
             with redirect_stdout(buf):

@@ -16,6 +16,9 @@ with `kill_process_tree(pid)`. `install()` replaces exactly those seams, before 
 * `get_tokenizer(...)` returns the target's tokenizer: the real model's HF tokenizer, or for the twin the
   o200k_base encoding the twin counts prompt tokens with (console/sim/tokens.py), with `encode`/`decode`.
 * `kill_process_tree(pid)` stops only a process group this shim started (anything else is an error, never a kill).
+* `start_subprocess_fail_fast_watcher` (CustomTestCase arms it around each test method: a server that exits
+  non-zero mid-method ends the whole run with its status) keeps that rule, except for a server the runner's
+  watchdog stopped (`stop_stalled`): that test is a timeout and the run goes on.
 * `STDOUT_FILENAME` / `STDERR_FILENAME` (fixed /tmp paths in SGLang, where a class started with
   `return_stdout_stderr` sends the server's output and reads its log lines back) become files in the run's log
   directory, so runs never share or clobber them.
@@ -31,6 +34,8 @@ import os
 import signal
 import socket
 import subprocess
+import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -95,6 +100,7 @@ class Shim:
         self.log_dir = log_dir
         self.launches: list[dict] = []  # what each class asked for, for the report
         self.ours: dict[int, Launched] = {}
+        self.stalled: set[int] = set()  # pids the watchdog killed (stop_stalled)
         if target.startswith("url:"):
             self.url = target[4:].rstrip("/")
         else:
@@ -205,6 +211,49 @@ class Shim:
         while time.monotonic() < end and _get(self.url + "/health", None, timeout=1)[0] != 0:
             time.sleep(0.2)
 
+    def stop_stalled(self, limit: float) -> str:
+        """The runner's watchdog: a test ran past `limit` s. Ask each twin for its state (SIGUSR1: stacks.py writes
+        it to the server log), then SIGKILL every process group this shim started; a url target is left alone.
+        Returns what was done, for the test's result."""
+        if not self.ours:
+            return f"timed out after {limit:.0f} s; no server of this shim's was running ({self.url})"
+        said = []
+        self.stalled |= set(self.ours)
+        for pid, handle in list(self.ours.items()):
+            if self.target == "twin" and handle.proc.poll() is None:
+                try:
+                    os.kill(pid, signal.SIGUSR1)
+                except ProcessLookupError:
+                    pass
+        time.sleep(2.0)  # the twin writes its report on its loop
+        for pid, handle in list(self.ours.items()):
+            alive = handle.proc.poll() is None
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            said.append(f"{self.target} pid {pid} ({'still running' if alive else 'had exited'}; "
+                        f"log {handle.log}{', its state and task stacks at the end' if self.target == 'twin' else ''})")
+        return f"timed out after {limit:.0f} s: stopped " + "; ".join(said)
+
+    def fail_fast_watcher(self, named_procs) -> threading.Event:
+        """SGLang's per-method rule (a watched server that exits non-zero ends the run with its status, as
+        test_utils' watcher does), sparing a server the watchdog stopped. Set the returned event to stop watching."""
+        stop = threading.Event()
+
+        def watch() -> None:
+            while not stop.wait(0.1):
+                for name, proc in named_procs:
+                    rc = proc.poll() if proc is not None else None
+                    if rc in (None, 0) or proc.pid in self.stalled:
+                        continue
+                    sys.stderr.write(f"[FIXTURE FAIL-FAST] {name} (pid={proc.pid}) exited rc={rc}; aborting.\n")
+                    sys.stderr.flush()
+                    os._exit(rc if rc > 0 else 128 - rc)
+
+        threading.Thread(target=watch, daemon=True, name="peer-fail-fast").start()
+        return stop
+
     def get_tokenizer(self, name=None, *a, **kw):
         if self.target == "twin":
             return O200kTokenizer()
@@ -250,6 +299,9 @@ def install(target: str, log_dir: Path) -> Shim:
             setattr(tu, name, f"<{name}: not in sglang 0.5.23's test_utils>")
     shim.hf_get_tokenizer = hf_utils.get_tokenizer  # SGLang's own, for the real model's tokenizer
     tu.popen_launch_server = shim.popen_launch_server
+    if not hasattr(tu, "start_subprocess_fail_fast_watcher"):
+        raise RuntimeError("sglang.test.test_utils has no start_subprocess_fail_fast_watcher: the shim needs updating")
+    tu.start_subprocess_fail_fast_watcher = shim.fail_fast_watcher
     tu.DEFAULT_URL_FOR_TEST = shim.url
     for name in MODEL_CONSTANTS:
         setattr(tu, name, shim.served)
