@@ -179,5 +179,8 @@ def test_a_stalled_target_is_a_timeout_not_a_hang(peer_env, tmp_path):
     log = Path(r["detail"].split("log ", 1)[1].split(",", 1)[0])
     report = log.read_text()
     assert "=== twin state (SIGUSR1) ===" in report and "--- task sim-engine" in report, report[-2000:]
+    # the report is in the result too (a CI log shows the failed test's message, not the server's log)
+    assert "=== twin state (SIGUSR1) === engine task running" in r["detail"] and "runtime.py" in r["detail"]
+    assert "site-packages" not in r["detail"].split("=== twin state", 1)[1].split("--- the test's own error:", 1)[0]
     # the class's server was killed under its next test: that test errors (connection refused), it does not hang
     assert run["results"][nxt]["outcome"] in ("error", "fail") and run["complete"] is True

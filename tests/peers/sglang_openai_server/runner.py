@@ -97,7 +97,7 @@ class Collect(unittest.TestResult):
             detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-2500:]
         tid = test.id()
         if self.watchdog is not None and tid in self.watchdog.timed_out:
-            outcome, detail = "timeout", self.watchdog.timed_out[tid] + "\n" + detail
+            outcome, detail = "timeout", self.watchdog.timed_out[tid] + "\n--- the test's own error:\n" + detail
         if isinstance(test, unittest.suite._ErrorHolder):  # setUpClass / tearDownClass failure
             self.class_errors[test.description] = detail
             return

