@@ -93,6 +93,17 @@ TWIN_ONLY: dict[str, str] = {
     "features/test_structural_tag.py::TestStructuralTagXGrammarBackend::test_stag_json_schema_openai": _SMOL_JSON,
 }
 
+#: classes whose test measures concurrency in wall time: the twin serves them at its modelled speed (time scale 1),
+#: not fast-forwarded like the rest (the shim adds `--sim-time-scale 1` to their launch)
+TWIN_AT_MODELLED_SPEED: dict[str, str] = {
+    "validation/test_large_max_new_tokens.py::TestLargeMaxNewTokens": (
+        "wall-clock: sends 4 requests from a thread pool, then polls the server log every 5 s, with no deadline, for "
+        "a decode line with all 4 running. Fast-forwarded 20x, a ~270-token answer lasts ~0.1 s of wall time; on a "
+        "loaded 2-core machine the 4 arrivals spread wider than that, no line ever shows 4, and the test never ends "
+        "(it hung CI once, 2026-12-01; 1 run in 14 under load here). At the modelled speed each answer lasts "
+        "seconds, as on the node, and the 4 overlap"),
+}
+
 _PREFILL = ("model-bound: asserts that the model, handed a product description and a prefilled '{', writes "
             "'\"name\": \"SmartHome Mini\",' next (and names meta-llama/Llama-3.1-8B-Instruct in the request): a "
             "check of an 8B model's extraction skill, not of the server")

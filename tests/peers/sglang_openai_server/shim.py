@@ -115,6 +115,7 @@ class Shim:
         self.launches: list[dict] = []  # what each class asked for, for the report
         self.ours: dict[int, Launched] = {}
         self.stalled: set[int] = set()  # pids the watchdog killed (stop_stalled)
+        self.extra_twin_args: list[str] = []  # set by the runner per class (selection.TWIN_AT_MODELLED_SPEED)
         if target.startswith("url:"):
             self.url = target[4:].rstrip("/")
         else:
@@ -172,7 +173,7 @@ class Shim:
         port = int(self.url.rsplit(":", 1)[1])
         n = len(self.launches)
         if self.target == "twin":
-            argv = [self.twin_python, "-m", "console.sim", *self.twin_args, *other]
+            argv = [self.twin_python, "-m", "console.sim", *self.twin_args, *self.extra_twin_args, *other]
             proc_env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         else:
             argv = [self.real_python, "-m", "sglang.launch_server", "--model-path", self.real_model,
@@ -185,6 +186,7 @@ class Shim:
         log = self.log_dir / f"server-{n}-{self.target}.log"
         if return_stdout_stderr:
             out, err = return_stdout_stderr
+            log = Path(err.name) if isinstance(getattr(err, "name", None), str) else log  # the class's own file
         else:
             out = err = open(log, "w")
         proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=proc_env,
