@@ -286,6 +286,7 @@ class Engine:
         self.ratio_decay = (self.ratio_init - self.ratio_min) / max(1, s.new_token_ratio_decay_steps)
         self.new_token_ratio = self.ratio_init
         self.page_size = int(a.get("page_size") or 1)
+        self.max_req_len = min(self.context_len - 1, self.capacity - 1)  #: the scheduler's (tp_worker) bound
         #: admission's estimate of a request's output (min(max_new_tokens, clip)); SGLang reads the environment
         self.clip_max_new_tokens = int(os.environ.get("SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION")
                                        or dep.scheduler.clip_max_new_tokens)
@@ -351,6 +352,12 @@ class Engine:
                                              self.cfg.spec_topk if self.cfg.spec_algorithm != "NGRAM" else 1,
                                              breadth=self.breadth, dummy=self.cfg.spec_dummy_draft)
         req.arrival_s = now_s
+        # the scheduler's clip (handle_generate_request, then the allocator's max_new_tokens_for_memory): no request
+        # may outgrow the context or the KV pool, so a pool smaller than the context ends long answers at
+        # "length" instead of letting a lone request overflow it
+        paged_input = -(-req.prompt_tokens // self.page_size) * self.page_size
+        req.max_new_tokens = max(0, min(req.max_new_tokens, self.max_req_len - req.prompt_tokens - 1,
+                                        self.capacity - paged_input - self.page_size - 1))
         req.prefill_target = req.prompt_tokens
         if (req.log_metrics and self.max_queued is not None and len(self.waiting) + 1 > self.max_queued):
             # `_abort_on_queued_limit`: the incoming request is refused with 503

@@ -351,3 +351,25 @@ def test_four_unbounded_requests_run_together_in_1536_tokens_with_a_256_clip(mon
 
     assert most_running("256") == 4
     assert most_running(None) == 1
+
+
+def test_no_request_outgrows_the_pool_or_the_context():
+    """The scheduler's clip of max_new_tokens (handle_generate_request and max_new_tokens_for_memory, page 1):
+    min(max_new, min(context - 1, pool - 1) - input - 1, pool - input - 2). A pool smaller than the context ends a
+    long answer at "length" with the pool never over-full; real 0.5.23's retraction always keeps the last request,
+    and its allocator dies with "Decode out of memory" if one outgrows the pool."""
+    e = build_engine(ARMS["eagle3-d6"] + ["--max-total-tokens", "1536", "--context-length", "8192",
+                                          "--attention-backend", "flashinfer"])
+    r = SimRequest(rid="long", prompt_tokens=40, max_new_tokens=8150, prompt_hash=7, ignore_eos=True)
+    e.submit(r, e.clock)
+    most = 0
+    while e.has_work():
+        e.commit(e.plan())
+        most = max(most, e.num_used_tokens())
+    assert r.max_new_tokens == 1536 - 40 - 2 and r.n_out == 1494 and r.finish_reason["type"] == "length"
+    assert most <= e.capacity == 1536
+    # the context bound when the pool is the larger: context - input - 2
+    e = build_engine(ARMS["nospec"] + ["--context-length", "8192"])
+    r = SimRequest(rid="ctx", prompt_tokens=40, max_new_tokens=8192 - 40, prompt_hash=8, ignore_eos=True)
+    e.submit(r, e.clock)
+    assert r.max_new_tokens == 8192 - 40 - 2
