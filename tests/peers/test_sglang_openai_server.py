@@ -111,13 +111,16 @@ def test_selection_covers_every_test_and_every_exclusion_exists(peer_env):
         assert rel in MANIFEST["files"] or rel in excluded, f"{rel}: neither materialized nor excluded"
 
 
-def _run(target: str, out_dir: Path) -> dict:
+def _run(target: str, out_dir: Path, twin_extra: list[str] = (), runner_args: list[str] = ()) -> dict:
+    """One runner process against `target` (its results JSON); `twin_extra`: flags after the twin's argv,
+    `runner_args`: more runner options (--only, --test-timeout)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SC_PEER")}
     env |= {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "SGLANG_TEST_MAX_RETRY": "0",
             "PYTHONPATH": str(REPO)}
     if target == "twin":
         spec = "twin"
-        env |= {"SC_PEER_TWIN_PYTHON": sys.executable, "SC_PEER_TWIN_ARGS": json.dumps(twin_args(PROFILE) + PAGE_1)}
+        env |= {"SC_PEER_TWIN_PYTHON": sys.executable,
+                "SC_PEER_TWIN_ARGS": json.dumps(twin_args(PROFILE) + PAGE_1 + list(twin_extra))}
     elif REAL == "launch":
         spec = "real"
         env |= {"SC_PEER_REAL_PYTHON": str(ENV_PY), "SC_PEER_REAL_MODEL": str(MODEL),
@@ -127,7 +130,7 @@ def _run(target: str, out_dir: Path) -> dict:
         env |= {"SC_PEER_URL_TOKENIZER": str(MODEL)}
     out = out_dir / f"{target}.json"
     proc = subprocess.run([str(ENV_PY), str(RUNNER), "--tests-dir", str(SGLANG_TESTS), "--target", spec,
-                           "--out", str(out), "--log-dir", str(out_dir)], cwd=out_dir, env=env,
+                           "--out", str(out), "--log-dir", str(out_dir), *runner_args], cwd=out_dir, env=env,
                           capture_output=True, text=True, timeout=3000, stdin=subprocess.DEVNULL)
     sys.stderr.write("\n".join(ln for ln in proc.stderr.splitlines() if "::" in ln and " s, " in ln) + "\n")
     assert proc.returncode == 0 and out.exists(), f"runner failed ({proc.returncode}):\n{proc.stderr[-4000:]}"
@@ -189,16 +192,7 @@ def _scale(argv: list[str]) -> str:
 def test_a_stalled_target_is_a_timeout_not_a_hang(peer_env, tmp_path, tid, nxt, extra):
     """The runner's watchdog: a test that runs past --test-timeout is a `timeout` within seconds of it, with the
     twin's state report in its log and its result, and the run goes on."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SC_PEER")}
-    env |= {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(REPO),
-            "SC_PEER_TWIN_PYTHON": sys.executable,
-            "SC_PEER_TWIN_ARGS": json.dumps(twin_args(PROFILE) + PAGE_1 + extra)}
-    out = tmp_path / "twin.json"
-    proc = subprocess.run([str(ENV_PY), str(RUNNER), "--tests-dir", str(SGLANG_TESTS), "--target", "twin",
-                           "--out", str(out), "--log-dir", str(tmp_path), "--test-timeout", "8", "--only", tid, nxt],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    run = json.loads(out.read_text())
+    run = _run("twin", tmp_path, twin_extra=extra, runner_args=["--test-timeout", "8", "--only", tid, nxt])
     r = run["results"][tid]
     assert r["outcome"] == "timeout", r
     assert r["detail"].startswith("timed out after 8 s: stopped twin pid "), r["detail"][:300]
