@@ -15,6 +15,7 @@ from console.core.campaign.analysis import NEEDS_PAIR, NO_DIFFERENCE, analyse, b
 from console.core.campaign.journal import CAMPAIGN_FILE, SAMPLES_FILE
 from console.core.measure.forecast import extend_positions
 from console.core.measure.records import RequestRecord
+from console.core.measure.pairs import Interval, verdict
 from console.core.sessions.store import write_json
 
 ARMS = {
@@ -113,7 +114,8 @@ def test_a_resolved_winner_on_one_node_with_its_figures(tmp_path):
     assert r["resolved"] and r["delta_pct"] == pytest.approx(200, abs=15)
     lo, hi = r["ci95_pct"]
     assert 0 < lo <= r["delta_pct"] <= hi
-    assert r["decision"].startswith("k26-eagle3-d5 by +") and "over k26-nospec" in r["decision"]
+    assert r["decision"] == verdict(Interval(r["delta_pct"], lo, hi), "k26-eagle3-d5", than="k26-nospec")
+    assert r["decision"].startswith("k26-eagle3-d5 faster than k26-nospec by ")
     top = r["arms"][0]
     assert top["arm"] == "k26-eagle3-d5" and top["tau"] == pytest.approx(1 + sum(P_CHAIN[:5]), abs=0.02)
     assert top["implied_step_ms"] == pytest.approx(1000 * top["tau"] / top["median_tok_s"])

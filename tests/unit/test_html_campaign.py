@@ -54,13 +54,13 @@ def analysis(cells: dict[str, object], d) -> dict:
             {"domain": "tool", "context": "short", "prompt_set": "tool", "concurrency": 1,
              "metric": "median per-request tok/s", "winner": "k26-eagle3-d7", "runner_up": "k26-eagle3-d6",
              "winner_node": "node", "runner_up_node": "node", "delta_pct": 6.1, "ci95_pct": [3.2, 8.9],
-             "resolved": True, "controlled": True, "decision": "k26-eagle3-d7 by +6.1% [+3.2, +8.9] over k26-eagle3-d6",
+             "resolved": True, "controlled": True, "decision": "k26-eagle3-d7 faster than k26-eagle3-d6 by 6.1% (95% CI 3.2 to 8.9% faster)",
              "arms": arm_rows([cs[4], cs[2], cs[0]])},
             {"domain": "tool", "context": "short", "prompt_set": "tool", "concurrency": 4,
              "metric": "median per-request tok/s", "winner": None, "runner_up": "k26-nospec", "winner_node": "node",
              "runner_up_node": "node", "delta_pct": 2.0, "ci95_pct": [-4.1, 7.7], "resolved": False,
              "controlled": True, "leader": "k26-eagle3-d6",
-             "decision": "no difference resolved: k26-eagle3-d6 vs k26-nospec +2.0% [-4.1, +7.7] (95% CI includes 0)",
+             "decision": "no difference resolved: k26-eagle3-d6 vs k26-nospec: Δ +2.0% [-4.1, +7.7] (95% CI includes 0)",
              "arms": arm_rows([cs[3], cs[1]])}],
         "curves": [
             {"arm": "k26-nospec", "node": "node", "domain": "tool", "context": "short", "prompt_set": "tool",
@@ -76,7 +76,8 @@ def analysis(cells: dict[str, object], d) -> dict:
              "net_negative": {"vs": "k26-nospec", "controlled": True, "metric": "aggregate output tok/s",
                               "concurrency": 4, "delta_pct": -18.2, "ci95_pct": [-25.0, -11.0],
                               "statement": "k26-eagle3-d6 stops paying against k26-nospec at concurrency 4: "
-                                           "aggregate -18.2% [-25.0, -11.0]",
+                                           "k26-eagle3-d6 slower than k26-nospec by 18.2% in aggregate tok/s "
+                                           "(95% CI 11.0 to 25.0% slower)",
                               "points": [{"concurrency": 1, "delta_pct": 56.7, "ci95_pct": [50.0, 63.0],
                                           "resolved": True},
                                          {"concurrency": 4, "delta_pct": -18.2, "ci95_pct": [-25.0, -11.0],

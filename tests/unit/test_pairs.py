@@ -1,5 +1,7 @@
 """Pair statistics on hand-made rows: bootstrap CI, verdicts, drift flag."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -28,8 +30,8 @@ def test_clear_effect_resolves_and_reads_plainly():
     a = list(rng.normal(490, 10, 16))
     b = list(rng.normal(520, 10, 16))
     ps = pairs.pair_stats([rows(a[:8], "a"), rows(a[8:], "c")], [rows(b, "b")], seed=1)
-    assert ps.effect.resolved and ps.verdict.startswith("B faster by ")
-    assert "(95% CI)" in ps.verdict and ps.a.n == 16 and ps.b.n == 16 and ps.a.legs == 2
+    assert ps.effect.resolved and re.fullmatch(pairs.VERDICT_RE, ps.verdict), ps.verdict
+    assert ps.verdict.startswith("B faster by ") and ps.a.n == 16 and ps.b.n == 16 and ps.a.legs == 2
 
 
 def test_identical_arms_resolve_no_difference():
@@ -64,3 +66,55 @@ def test_flagged_rows_are_excluded():
 def test_order_validation(bad):
     with pytest.raises(ValueError, match="use AB, ABA"):
         pairs.parse_order(bad)
+
+
+# --- the one verdict format (measure/pairs.verdict), seeded inputs for each outcome ---------------------------------
+
+def _pair(a_mean, b_mean, sd, seed):
+    rng = np.random.default_rng(seed)
+    return pairs.pair_stats([rows(list(rng.normal(a_mean, sd, 16)), "a")], [rows(list(rng.normal(b_mean, sd, 16)), "b")],
+                            order="AB", seed=seed, b_name="k26-eagle3-d7")
+
+
+def _sizes(verdict: str) -> tuple[str, float, float, float]:
+    m = re.fullmatch(r"k26-eagle3-d7 (faster|slower) by (\d+\.\d)% \(95% CI (\d+\.\d) to (\d+\.\d)% \1\)", verdict)
+    assert m, verdict
+    return m.group(1), float(m.group(2)), float(m.group(3)), float(m.group(4))
+
+
+def test_verdict_resolved_faster_states_sizes_of_one_sign():
+    ps = _pair(500, 560, 10, seed=11)
+    word, size, lo, hi = _sizes(ps.verdict)
+    assert word == "faster" and ps.effect.resolved and 0 < lo <= size <= hi
+    assert (lo, hi) == (round(ps.effect.low_pct, 1), round(ps.effect.high_pct, 1))
+
+
+def test_verdict_resolved_slower_states_sizes_of_one_sign():
+    ps = _pair(560, 470, 10, seed=12)  # the slower-by-17% case of issue #24: never "slower by 17.1% [-28.4, -1.9]"
+    word, size, lo, hi = _sizes(ps.verdict)
+    assert word == "slower" and ps.effect.resolved and 0 < lo <= size <= hi
+    assert (lo, hi) == (round(-ps.effect.high_pct, 1), round(-ps.effect.low_pct, 1))
+    assert "[-" not in ps.verdict and "-" not in ps.verdict.replace("k26-eagle3-d7", "")
+
+
+def test_verdict_unresolved_is_a_signed_delta_whose_interval_holds_zero():
+    ps = _pair(500, 500, 40, seed=13)
+    assert not ps.effect.resolved
+    m = re.fullmatch(r"no difference resolved: Δ ([+-]\d+\.\d)% \[([+-]\d+\.\d), ([+-]\d+\.\d)\] \(95% CI includes 0\)",
+                     ps.verdict)
+    assert m, ps.verdict
+    point, lo, hi = map(float, m.groups())
+    assert lo <= 0 <= hi and lo <= point <= hi
+
+
+def test_verdict_forms_match_the_published_pattern_and_name_the_baseline():
+    iv = pairs.Interval(-17.1, -28.4, -1.9)
+    assert pairs.verdict(iv, "d7") == "d7 slower by 17.1% (95% CI 1.9 to 28.4% slower)"
+    assert pairs.verdict(iv, "d7", than="d6", quantity="aggregate tok/s") == \
+        "d7 slower than d6 by 17.1% in aggregate tok/s (95% CI 1.9 to 28.4% slower)"
+    assert pairs.verdict(pairs.Interval(2.0, -4.1, 7.7), "d6", than="nospec") == \
+        "no difference resolved: d6 vs nospec: Δ +2.0% [-4.1, +7.7] (95% CI includes 0)"
+    assert pairs.verdict(pairs.Interval(None, None, None)).startswith("no verdict")
+    for v in (pairs.verdict(iv, "d7"), pairs.verdict(pairs.Interval(2.0, -4.1, 7.7)),
+              pairs.verdict(pairs.Interval(None, None, None))):
+        assert re.fullmatch(pairs.VERDICT_RE, v), v

@@ -27,7 +27,7 @@ import numpy as np
 from console.core.arm import Arm
 from console.core.campaign import journal as J
 from console.core.measure import stats
-from console.core.measure.pairs import Interval, bootstrap_ratio, speeds
+from console.core.measure.pairs import Interval, bootstrap_ratio, speeds, verdict
 from console.core.measure.records import RequestRecord
 from console.core.sessions.store import load_rows, read_json
 
@@ -269,15 +269,12 @@ def _routing(cells: list[_Cell], figs, by_key, anchor_list, cap) -> list[dict]:
                     iv2 = bootstrap_ratio(speeds(alt.rows), speeds(w.rows), SEED, N_BOOT)
                     entry["same_node"] = {"winner": w.arm, "runner_up": alt.arm, "node": w.node,
                                           **_interval(iv2)}
-            elif iv.point_pct is None:
-                entry["decision"] = "no verdict: too few usable requests (need ≥ 2 per arm)"
-                entry["winner"] = None
-            elif iv.resolved:
-                entry["decision"] = f"{w.arm} by {iv.point_pct:+.1f}% [{iv.low_pct:+.1f}, {iv.high_pct:+.1f}] over {r.arm}"
             else:
-                entry["decision"] = f"{NO_DIFFERENCE}: {w.arm} vs {r.arm} {iv.text()} (95% CI includes 0)"
-                entry["winner"] = None
-                entry["leader"] = w.arm
+                entry["decision"] = verdict(iv, w.arm, than=r.arm)  # the one verdict format (measure/pairs)
+                if not iv.resolved:
+                    entry["winner"] = None
+                    if iv.point_pct is not None:
+                        entry["leader"] = w.arm
         out.append(entry)
     return out
 
@@ -333,10 +330,11 @@ def _net_negative(arm: str, node: str, ps: str, cs: list[_Cell], cells: list[_Ce
     if first_neg is not None:
         cc, iv = first_neg
         if pts and cc == pts[0]["concurrency"]:
-            st = (f"{arm} does not pay against {vs} at any measured concurrency (from {cc}: aggregate "
-                  f"{iv.text()}){where}")
+            st = (f"{arm} does not pay against {vs} at any measured concurrency (from {cc}: "
+                  f"{verdict(iv, arm, than=vs, quantity='aggregate tok/s')}){where}")
         else:
-            st = f"{arm} stops paying against {vs} at concurrency {cc}: aggregate {iv.text()}{where}"
+            st = (f"{arm} stops paying against {vs} at concurrency {cc}: "
+                  f"{verdict(iv, arm, than=vs, quantity='aggregate tok/s')}{where}")
         res = {"concurrency": cc, "delta_pct": iv.point_pct, "ci95_pct": [iv.low_pct, iv.high_pct]}
     else:
         top = pts[-1] if pts else None

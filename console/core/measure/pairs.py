@@ -8,7 +8,8 @@ such as A B A (the repeat of A measures drift). Each leg is one cell; each arm i
                 2.5 / 97.5 percentiles of the resampled Δ%
     drift       median(A2) / median(A1) − 1 with its own bootstrap CI; flagged when |drift| ≥ |effect| or its CI
                 excludes 0 while the effect's does not — the comparison cannot separate B from time
-    verdict     "B faster by 5.8% [3.1, 8.4]" when the CI excludes 0, else "no difference resolved (…)"
+    verdict     "B faster by 5.8% (95% CI 3.1 to 8.4% faster)" when the CI excludes 0, else "no difference resolved: …"
+                (`verdict`: the one format every comparison is printed in)
 
 Every figure comes with its n and spread. Everything is recomputable from the legs' rows.
 """
@@ -124,13 +125,38 @@ def arm_stats(name: str, legs: Sequence[Sequence[RequestRecord]], num_draft_toke
     )
 
 
-def verdict(effect: Interval, b_name: str = "B") -> str:
-    if effect.point_pct is None:
+#: every verdict `verdict` writes matches this (tests and readers of pair.json may rely on it)
+VERDICT_RE = (r"(?:.+ (faster|slower)(?: than .+)? by \d+\.\d%(?: in .+)? \(95% CI \d+\.\d to \d+\.\d% \1\)"
+              r"|no difference resolved: (?:.+ vs .+: )?Δ(?: in .+)? [+-]\d+\.\d% \[[+-]\d+\.\d, [+-]\d+\.\d\] "
+              r"\(95% CI includes 0\)"
+              r"|no verdict: too few usable requests in an arm \(need ≥ 2 each\))(?: — drift flagged)?")
+
+
+def verdict(effect: Interval, subject: str = "B", *, than: str | None = None, quantity: str | None = None) -> str:
+    """The one verdict format of every comparison the console prints or writes (pair JSON and report.md, the TUI's
+    pair and compare views, the HTML reports, the campaign's routing table and net-negative statements):
+
+        resolved     "B faster by 5.8% (95% CI 3.1 to 8.4% faster)", "B slower by 17.1% (95% CI 1.9 to 28.4% slower)"
+                     — the size and both bounds are sizes of the same change as the word, never a positive size
+                     beside negative bounds;
+        unresolved   "no difference resolved: Δ -2.0% [-8.1, +4.2] (95% CI includes 0)" — a signed Δ with signed
+                     bounds (`Interval.text`), since the interval holds changes of both signs;
+        too few      "no verdict: too few usable requests in an arm (need ≥ 2 each)".
+
+    `than` names the baseline ("d5 faster than nospec by …"); `quantity` names what was compared when it is not the
+    median per-request tok/s ("… by 80.1% in aggregate tok/s …")."""
+    if effect.point_pct is None or effect.low_pct is None or effect.high_pct is None:
         return "no verdict: too few usable requests in an arm (need ≥ 2 each)"
+    what = f" in {quantity}" if quantity else ""
     if effect.resolved:
-        word = "faster" if effect.point_pct > 0 else "slower"
-        return f"{b_name} {word} by {abs(effect.point_pct):.1f}% [{effect.low_pct:+.1f}, {effect.high_pct:+.1f}] (95% CI)"
-    return f"no difference resolved: Δ {effect.text()} (95% CI includes 0)"
+        if effect.point_pct > 0:
+            word, lo, hi = "faster", effect.low_pct, effect.high_pct
+        else:
+            word, lo, hi = "slower", -effect.high_pct, -effect.low_pct
+        vs = f" than {than}" if than else ""
+        return f"{subject} {word}{vs} by {abs(effect.point_pct):.1f}%{what} (95% CI {lo:.1f} to {hi:.1f}% {word})"
+    who = f"{subject} vs {than}: " if than else ""
+    return f"no difference resolved: {who}Δ{what} {effect.text()} (95% CI includes 0)"
 
 
 def pair_stats(a_legs: Sequence[Sequence[RequestRecord]], b_legs: Sequence[Sequence[RequestRecord]], *,

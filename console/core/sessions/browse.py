@@ -24,7 +24,7 @@ from typing import Any, Sequence
 from console.core.arm import Arm
 from console.core.measure import stats
 from console.core.measure.forecast import Forecast, VerifyTax, choose_verify_tax, fit_verify_tax, forecast, given_tax
-from console.core.measure.pairs import Interval, PairStats, pair_stats, verdict
+from console.core.measure.pairs import Interval, PairStats, pair_stats
 from console.core.sessions.pairs import pair_files
 from console.core.sessions.store import load_rows
 
@@ -417,19 +417,6 @@ def check_comparable(a_dir: Path, b_dir: Path) -> tuple[dict[str, Any], dict[str
     return ma, mb
 
 
-def compare_verdict(effect: Interval, b_name: str = "B") -> str:
-    """The comparison's verdict in one sign: 'B slower by 33.2% (95% CI 23.4 to 40.1% slower)' — the interval as
-    sizes of the same change as the word, never 'slower by 33.2% [-40.1, -23.4]' (a positive size next to negative
-    bounds). Unresolved effects read as `pairs.verdict` does (signed Δ, CI includes 0)."""
-    if effect.point_pct is None or not effect.resolved or effect.low_pct is None or effect.high_pct is None:
-        return verdict(effect, b_name)
-    if effect.point_pct > 0:
-        word, lo, hi = "faster", effect.low_pct, effect.high_pct
-    else:
-        word, lo, hi = "slower", -effect.high_pct, -effect.low_pct
-    return f"{b_name} {word} by {abs(effect.point_pct):.1f}% (95% CI {lo:.1f} to {hi:.1f}% {word})"
-
-
 def compare_cells(a_dir: Path, b_dir: Path, seed: int = 0, *, a_name: str = "A", b_name: str = "B",
                   n_boot: int | None = None) -> PairStats:
     """B vs A from the two cells' rows: both medians with n and p10/p90, Δ% = median(B)/median(A) − 1 with the
@@ -440,7 +427,6 @@ def compare_cells(a_dir: Path, b_dir: Path, seed: int = 0, *, a_name: str = "A",
     ps = pair_stats([load_rows(Path(a_dir))], [load_rows(Path(b_dir))], order="AB", seed=seed, a_name=a_name,
                     b_name=b_name, a_ndt=_ndt(ma), b_ndt=_ndt(mb), a_kv=ma.get("kv_capacity_tokens"),
                     b_kv=mb.get("kv_capacity_tokens"), usd_per_hour=ma.get("node_usd_per_hour"), **kw)
-    ps.verdict = compare_verdict(ps.effect, b_name)
     return ps
 
 
