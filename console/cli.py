@@ -28,9 +28,32 @@ def _err(msg: str) -> None:
 
 # --- parser ------------------------------------------------------------------------------------
 
+def version_text() -> str:
+    """The version, and every place the console reads from or writes to, in search order (core/places.py)."""
+    from console import __version__
+    from console.core import places
+
+    def mark(p: Path) -> str:
+        return "" if p.is_dir() else "  (absent)"
+
+    lines = [f"serving-console {__version__} (Python {sys.version.split()[0]}, {Path(__file__).resolve().parent})"]
+    for title, pl in (("profiles", places.profile_places()), ("campaign plans", places.plan_places()),
+                      ("prompt sets", places.prompt_places())):
+        lines.append(f"{title} (searched in this order):")
+        lines += [f"  {i}. {p.path}  [{p.what}]{mark(p.path)}" for i, p in enumerate(pl, 1)]
+    lines.append(f"sessions: {places.sessions_dir()}  [--sessions, else $SERVING_CONSOLE_SESSIONS, else ./sessions]")
+    return "\n".join(lines)
+
+
+class _VersionAction(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit()
+
+
 def _target_args(p: argparse.ArgumentParser, default_sim: bool = False) -> None:
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--profile", "-p", help="profile name in profiles/ or a path to a .toml")
+    g.add_argument("--profile", "-p", help="profile name (searched in ./profiles, the user config dir, then the shipped ones: --version lists them) or a path to a .toml")
     g.add_argument("--attach", metavar="URL", help="attach to a running SGLang server (e.g. http://127.0.0.1:30000)")
     p.add_argument("--sim", action="store_true", default=default_sim,
                    help="run the profile on the embedded engine twin instead of the profile's engine")
@@ -49,8 +72,8 @@ def _target_args(p: argparse.ArgumentParser, default_sim: bool = False) -> None:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="serving-console", description="Console for SGLang speculative-decoding deployments.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    from console import __version__
-    p.add_argument("--version", action="version", version=f"serving-console {__version__}")
+    p.add_argument("--version", action=_VersionAction, nargs=0,
+                   help="print the version and where profiles, plans, prompt sets and sessions are, then exit")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
 
     t = sub.add_parser("tui", help="the dashboard (default: the twin of the reference deployment)")
@@ -58,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="run one measured cell headless")
     _target_args(b)
-    b.add_argument("--prompts", metavar="SET", help="pinned prompt set (prompts/SET.jsonl); required unless --resume")
+    b.add_argument("--prompts", metavar="SET", help="pinned prompt set by name (health, tool, …; --version lists where sets are found); "
+                   "required unless --resume")
     b.add_argument("--resume", type=Path, metavar="CELL_DIR",
                    help="continue an interrupted cell: keep its rows, send only the missing requests (same protocol, "
                         "prompt-set hash and server configuration; target taken from its manifest unless given)")
@@ -126,7 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     pr = sub.add_parser("prompts", help="build or verify the pinned prompt sets")
     pr.add_argument("action", choices=("build", "verify"))
-    pr.add_argument("--dir", type=Path, default=None, help="prompts directory (default ./prompts)")
+    pr.add_argument("--dir", type=Path, default=None,
+                    help="a prompt-set directory (default: verify every directory of the prompt search path; build "
+                         "regenerates the shipped sets of a checkout)")
 
     from console.cli_probe import add_parser as add_probe_parser
     add_probe_parser(sub, _target_args)
@@ -156,6 +182,12 @@ def _sim_args(args: argparse.Namespace) -> list[str]:
     return out
 
 
+def _note_shadow(prof) -> None:
+    """A profile found by name that shadows another of its name says so (stderr; the TUI shows it as a notice)."""
+    if prof.shadow_note:
+        _err(f"note: {prof.shadow_note}")
+
+
 def _runtime_factory(args: argparse.Namespace, session_dir: Path | None = None):
     """Resolve everything the runtime needs now (profile, key, URL), so that bad input fails before anything
     starts, headless and in the TUI alike; the returned factory only binds the observer."""
@@ -175,6 +207,7 @@ def _runtime_factory(args: argparse.Namespace, session_dir: Path | None = None):
     if prof_name is None:
         prof_name, sim = DEFAULT_PROFILE, True
     prof = resolve_profile(prof_name)
+    _note_shadow(prof)
     if not (sim or prof.is_sim):
         prof.api_key()  # an unset server.api_key_env is bad input now, not a failure after the launch view opens
     sim_args = _sim_args(args) if (sim or prof.is_sim) else []
@@ -389,8 +422,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     from console.core.launch.check import check_profile
     from console.core.launch.profile import resolve_profile
-    res = check_profile(resolve_profile(args.profile))  # a profile that does not load: every problem, one line each
+    prof = resolve_profile(args.profile)  # a profile that does not load: every problem, one line each
+    res = check_profile(prof)
     print(res.message, file=sys.stdout if res.ok else sys.stderr)
+    if prof.shadow_note:
+        print(f"note: {prof.shadow_note}", file=sys.stdout if res.ok else sys.stderr)
     return EXIT_OK if res.ok else EXIT_USAGE
 
 
@@ -444,18 +480,21 @@ def cmd_launch(args: argparse.Namespace) -> int:
 
 
 def cmd_prompts(args: argparse.Namespace) -> int:
-    from console.authoring.builder import build_all
     from console.core.workload.prompts import prompts_dir, verify_all
-    d = args.dir or prompts_dir()
     if args.action == "build":
+        from console.authoring.builder import build_all
+        d = args.dir or prompts_dir()
+        if args.dir is None and "site-packages" in d.parts:
+            raise ValueError(f"prompts build: {d} is inside an installed package; rebuild the sets in a checkout or "
+                             "give --dir DIR for a set directory of your own")
         paths = build_all(d)
         for p in paths:
             print(f"built {p}")
         print(f"pinned {d / 'SHA256SUMS'}")
         return EXIT_OK
-    sets = verify_all(d)
+    sets = verify_all(args.dir)
     for s in sets:
-        print(f"ok  {s.path.name}  {len(s)} prompts  sha256 {s.sha256}")
+        print(f"ok  {s.path}  {len(s)} prompts  sha256 {s.sha256}")
     return EXIT_OK
 
 
@@ -516,6 +555,8 @@ def cmd_pair(args: argparse.Namespace) -> int:
 
     parse_order(args.order)
     a, b = resolve_profile(args.a), resolve_profile(args.b)
+    _note_shadow(a)
+    _note_shadow(b)
     if args.sim:
         a, b = a.with_sim(), b.with_sim()
     proto = CellProtocol(prompt_set=args.prompts, n=args.n, max_tokens=args.max_tokens, temperature=args.temperature,
@@ -603,6 +644,10 @@ def main(argv: list[str] | None = None) -> int:
         return COMMANDS[args.cmd](args)
     except KeyboardInterrupt:
         return EXIT_INTERRUPT
+    except BrokenPipeError:  # the reader of stdout went away (`| head`): nothing left to say, no traceback
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except Exception as e:
         code = exit_code(e)
         if code is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from pathlib import Path
 
 from console.core.exits import EXIT_EMPTY, EXIT_ENGINE, EXIT_OK
@@ -51,6 +52,8 @@ def cmd_probe(args: argparse.Namespace, runtime_factory) -> int:
     if args.session is not None and not (args.session / "session.json").exists():
         raise ValueError(f"--session {args.session}: no session.json there; give a session directory (sessions/<…>)")
     prof = resolve_profile(args.profile)
+    if prof.shadow_note:
+        print(f"serving-console: note: {prof.shadow_note}", file=sys.stderr)
     plan = plan_probe(prof, prompts=args.prompts, widths=_widths(args.widths), topk=args.topk, chain=not args.no_chain,
                       n=args.n, max_tokens=args.max_tokens, warmup=args.warmup)
     err = Console(stderr=True, soft_wrap=True)

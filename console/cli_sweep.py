@@ -15,8 +15,9 @@ from console.core.exits import EXIT_ENGINE, EXIT_OK, EXIT_USAGE
 
 def add_parser(sub) -> None:
     sw = sub.add_parser("sweep", help="run a campaign: arms × domains × concurrency, anchored, with a routing table")
-    sw.add_argument("plan", nargs="?", type=Path, default=None, metavar="PLAN.toml",
-                    help="the plan (profiles/campaigns/*.toml); not with --resume")
+    sw.add_argument("plan", nargs="?", default=None, metavar="PLAN",
+                    help="a plan by name (smoke, reference: campaigns/<name>.toml along the profile search path, "
+                         "serving-console --version lists it) or a path to a .toml; not with --resume")
     sw.add_argument("--resume", type=Path, default=None, metavar="DIR",
                     help="continue an interrupted campaign (the folder sweep printed): finished rows are kept, only "
                          "missing requests are sent")
@@ -60,7 +61,7 @@ def prepare(args: argparse.Namespace):
         cdir = Path(args.resume)
     else:
         if args.plan is None:
-            raise ValueError("sweep needs PLAN.toml (e.g. profiles/campaigns/smoke.toml) or --resume DIR")
+            raise ValueError("sweep needs a PLAN (a name such as smoke, or a path to a .toml) or --resume DIR")
         plan = load_plan(args.plan)
         sim = args.sim
         sim_args = _sim_args(args) if sim else []

@@ -18,7 +18,7 @@ The workload sets, 16 prompts each, one per traffic domain of the leaderboard (d
 
 Every prompt carries its provenance (generator + seed, or package + version + path + SHA-256). Every set is the
 same on every machine: the generated sets by their seeds, the material sets because their material is committed
-under `prompts/vendor/` (SHA-256-pinned in its MANIFEST) and never taken from what happens to be installed.
+under `prompt-material/` (SHA-256-pinned in its MANIFEST) and never taken from what happens to be installed.
 """
 
 from __future__ import annotations

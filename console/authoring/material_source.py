@@ -1,13 +1,13 @@
 """Offline material for the `code` and `chat` sets: files of pinned distributions, committed in the repository.
 
-The builder never reads what happens to be installed: every file it quotes lies under `prompts/vendor/`,
+The builder never reads what happens to be installed: every file it quotes lies under `prompt-material/`,
 as `DIST==VERSION/PATH` (the path relative to the distribution's install root, exactly as its wheel ships it),
-and `prompts/vendor/MANIFEST` pins each file's SHA-256. So `prompts build` reproduces the committed sets
+and `prompt-material/MANIFEST` pins each file's SHA-256. So `prompts build` reproduces the committed sets
 byte for byte on any machine, whatever the registry serves today. Files are read as UTF-8 with newlines
 normalised and named in a prompt's provenance by distribution, version, path and SHA-256 of the bytes read.
 
 `PINS` is the version of each distribution the material was taken from; changing one means vendoring that
-version's files (prompts/vendor/README.md says how) and rebuilding deliberately.
+version's files (prompt-material/README.md says how) and rebuilding deliberately.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from console.core.workload.prompts import PromptSetError
 
-# Distribution versions the committed material was taken from (its folder names under prompts/vendor/).
+# Distribution versions the committed material was taken from (its folder names under prompt-material/).
 PINS: dict[str, str] = {
     "textual": "8.2.8",
     "rich": "15.0.0",
@@ -60,8 +60,8 @@ MANIFEST = "MANIFEST"
 
 
 def material_dir() -> Path:
-    """`prompts/vendor/` of the checkout (the material is the builder's input, not package data)."""
-    return Path(__file__).resolve().parents[2] / "prompts" / "vendor"
+    """`prompt-material/` of the checkout (the material is the builder's input, not package data)."""
+    return Path(__file__).resolve().parents[2] / "prompt-material"
 
 
 class MaterialError(PromptSetError):
@@ -94,7 +94,7 @@ def manifest(root: Path | None = None) -> dict[str, str]:
         lines = path.read_text().splitlines()
     except OSError:
         raise MaterialError(f"{path}: missing; the prompt material is part of the repository "
-                            "(prompts/vendor/README.md)") from None
+                            "(prompt-material/README.md)") from None
     out = {}
     for i, ln in enumerate(lines, 1):
         if not ln.strip() or ln.startswith("#"):
@@ -112,7 +112,7 @@ def write_manifest(root: Path | None = None) -> Path:
     keys = sorted(str(p.relative_to(root)) for p in root.rglob("*")
                   if p.is_file() and len(p.relative_to(root).parts) > 1 and "==" in p.relative_to(root).parts[0])
     lines = [f"{hashlib.sha256((root / k).read_bytes()).hexdigest()}  {k}" for k in keys]
-    (root / MANIFEST).write_text("# SHA-256 of every vendored material file; prompts/vendor/README.md\n"
+    (root / MANIFEST).write_text("# SHA-256 of every vendored material file; prompt-material/README.md\n"
                                  + "\n".join(lines) + "\n")
     manifest.cache_clear()
     return root / MANIFEST
@@ -128,7 +128,7 @@ def read(package: str, path: str, root: Path | None = None) -> Source:
     file = root / key
     want = manifest(root).get(key)
     if want is None:
-        raise MaterialError(f"{root / MANIFEST}: no entry for {key}; vendor it (prompts/vendor/README.md)")
+        raise MaterialError(f"{root / MANIFEST}: no entry for {key}; vendor it (prompt-material/README.md)")
     try:
         raw = file.read_bytes()
     except OSError as e:

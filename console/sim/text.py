@@ -4,7 +4,7 @@ Clients re-tokenize what a server streams (bench_serving with an OpenAI backend 
 tokenizer; the console counts with o200k), so the twin's text must tokenize close to the token counts it reports.
 `TextStream` builds text in units (a sentence, a code line, an equation, a JSON object) from real English words and
 identifiers that are single tokens both in o200k_base and in a Llama-family BPE (SmolLM2's 49k vocabulary: the word
-lists below are the words of the vendored prose and code under prompts/vendor that are one token, with their
+lists below are the words of the vendored prose and code under prompt-material that are one token, with their
 leading space, in both), and splits each unit into o200k tokens (`bpe_openai`, a dependency; without it, into the
 o200k-like pre-tokenizer's pieces). One piece is one completion token, so o200k re-counts the text exactly up to
 merges across unit boundaries; a Llama-family tokenizer counts the same common words one to one and differs by a

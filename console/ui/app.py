@@ -192,6 +192,9 @@ class ConsoleApp(App[int]):
             self._io = IoThread()
         self.runtime = self._factory(self._observe)
         self.sub_title = self.runtime.profile.name if self.runtime.profile else (self.runtime.attach_url or "")
+        note = getattr(self.runtime.profile, "shadow_note", None)
+        if note:  # a profile of the same name further down the search path is not the one running (core/places.py)
+            self.notify(note, title="profile shadows another", severity="warning", timeout=12)
         self.set_interval(self.REFRESH_S, self.refresh_state)
         self.refresh_state()
         self.call_after_refresh(self.refresh_state)
@@ -680,7 +683,7 @@ class ConsoleApp(App[int]):
         self.submit("pair", run_pair(rt, spec, say=say))
 
     def action_sweep(self) -> None:
-        """Campaigns: choose a plan (profiles/campaigns/), read its estimate, run it, read the routing table."""
+        """Campaigns: choose a plan (campaigns/ along the profile search path), read its estimate, run it, read the routing table."""
         from console.ui.screens.sweep import SweepScreen
         rt = self.runtime
         if rt is not None:  # installed: leaving it (escape) keeps the campaign and its progress for the next w

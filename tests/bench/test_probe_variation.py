@@ -19,7 +19,7 @@ RUNS = 6
 
 def test_probe_error_and_ci_coverage_across_launch_draws(tmp_path):
     prof = tmp_path / "k26-eagle3-d6-triton.toml"
-    prof.write_text((REPO / "profiles" / "k26-eagle3-d6.toml").read_text().replace(
+    prof.write_text((REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml").read_text().replace(
         "enable_metrics = true", 'enable_metrics = true\nextra_args = ["--attention-backend", "triton"]'))
     rows = []
     unresolved: list[int] = []

@@ -25,7 +25,7 @@ from console.core.launch.check import check_flags, check_profile
 from console.core.launch.profile import load_profile
 
 REPO = Path(__file__).resolve().parents[2]
-PROFILES = sorted((REPO / "profiles").glob("*.toml"))
+PROFILES = sorted((REPO / "console" / "shipped" / "profiles").glob("*.toml"))
 NAMES = [p.stem for p in PROFILES]
 
 EXPECTED = {
@@ -46,7 +46,7 @@ REFERENCE_D6 = ("python3 -m sglang.launch_server --model-path moonshotai/Kimi-K2
 
 
 def dry_run(name: str, capsys, monkeypatch) -> list[str]:
-    monkeypatch.setenv("SERVING_CONSOLE_PROFILES", str(REPO / "profiles"))
+    monkeypatch.setenv("SERVING_CONSOLE_PROFILES", str(REPO / "console" / "shipped" / "profiles"))
     capsys.readouterr()
     rc = main(["launch", name, "--dry-run"])
     out = capsys.readouterr()
@@ -65,7 +65,7 @@ def test_dry_run_flags_pass_the_pinned_parser_and_the_rules(name, capsys, monkey
     flags = argv[3:]
     ns = check_flags(flags, pinned_catalogue())
     assert ns.model_path == "moonshotai/Kimi-K2.6" and ns.tp_size == 4
-    prof = load_profile(REPO / "profiles" / f"{name}.toml")
+    prof = load_profile(REPO / "console" / "shipped" / "profiles" / f"{name}.toml")
     res = check_profile(prof, pinned_catalogue())
     assert res.ok and res.errors == [] and res.warnings == [], res.message
     assert res.argv == flags
@@ -73,7 +73,7 @@ def test_dry_run_flags_pass_the_pinned_parser_and_the_rules(name, capsys, monkey
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_profile_contents(name):
-    p = load_profile(REPO / "profiles" / f"{name}.toml")
+    p = load_profile(REPO / "console" / "shipped" / "profiles" / f"{name}.toml")
     d = p.drafter
     assert (d.family, d.model, d.steps, d.topk, d.draft_tokens, p.kv_cache_dtype) == EXPECTED[name]
     assert p.model_path == "moonshotai/Kimi-K2.6" and p.tp == 4 and p.trust_remote_code
@@ -81,7 +81,7 @@ def test_profile_contents(name):
     assert p.description.startswith("Kimi-K2.6 · TP4 on 4×B200 · ")
     assert not p.is_sim
     if d.family == "dflash":  # the draft is gated on the hub: the profile must say how to get it
-        assert "gated on the hub" in (REPO / "profiles" / f"{name}.toml").read_text()
+        assert "gated on the hub" in (REPO / "console" / "shipped" / "profiles" / f"{name}.toml").read_text()
 
 
 def test_reference_arm_argv_is_unchanged(capsys, monkeypatch):

@@ -75,12 +75,15 @@ def test_unknown_profile_is_one_line_and_exit_2_in_the_tui_as_headless(cmd, tmp_
     r = run_cli(cmd, "--profile", "nosuchprofile", "--sim", "--sessions", str(tmp_path), *extra)
     assert r.returncode == EXIT_USAGE, r.stderr[-2000:]
     assert lines_of(r.stderr) == [lines_of(r.stderr)[0]]
-    assert r.stderr.startswith("serving-console: profile 'nosuchprofile' not found in ") and "known: " in r.stderr
+    assert r.stderr.startswith("serving-console: profile 'nosuchprofile' not found; searched ") and "known: " in r.stderr
+    # where it looked, in the search order of core/places.py, the shipped profiles last
+    assert "./profiles)" in r.stderr and "(user config)" in r.stderr and "(shipped)" in r.stderr
+    assert "k26-eagle3-d6" in r.stderr.split("known: ", 1)[1]
     assert not list(tmp_path.iterdir()), "nothing was started, nothing recorded"
 
 
 def test_broken_profile_file_is_the_same_line_in_the_tui_bench_and_check(tmp_path):
-    text = (REPO / "profiles" / "k26-eagle3-d6.toml").read_text()
+    text = (REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml").read_text()
     assert 'dtype = "auto"' in text
     bad = tmp_path / "fp9.toml"
     bad.write_text(text.replace('dtype = "auto"', 'dtype = "fp9"', 1))
@@ -190,7 +193,7 @@ def _tree_digest(d: Path) -> dict[str, str]:
 def test_forecast_never_modifies_the_recorded_cell(tmp_path):
     profiles = tmp_path / "profiles"
     profiles.mkdir()
-    text = (REPO / "profiles" / "k26-eagle3-d6.toml").read_text()
+    text = (REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml").read_text()
     (profiles / "k26-eagle3-d6.toml").write_text(text.replace("port = 30000", f"port = {free_port()}"))
     env = {"SERVING_CONSOLE_PROFILES": str(profiles)}
     r = run_cli("bench", "--profile", "k26-eagle3-d6", "--sim", "--prompts", "health", "--n", "4", "--max-tokens",

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 def profile_without_sglang(tmp_path: Path, port: int) -> Path:
     """engine.python is this Python without site-packages: no sglang, even where this venv has one."""
     py = python_without_site(tmp_path / "nosglang-bin")
-    body = (REPO / "profiles" / "k26-eagle3-d6.toml").read_text()
+    body = (REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml").read_text()
     body = body.replace('python = "python3"', f'python = "{py}"').replace("port = 30000", f"port = {port}")
     p = tmp_path / "nosglang.toml"
     p.write_text(body)

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def two_node_profile(tmp_path: Path) -> Path:
-    body = (REPO / "profiles" / "k26-eagle3-d6.toml").read_text().replace('python = "python3"', f'''python = "sim"
+    body = (REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml").read_text().replace('python = "python3"', f'''python = "sim"
 template = ["{sys.executable}", "{REPO / 'tests' / 'e2e' / 'fake_node.py'}", "{{node_rank}}", "{{argv_shell}}"]
 hosts = ["127.0.0.1", "127.0.0.1"]''').replace("tp = 4", 'tp = 4\nnnodes = 2\ndist_init_addr = "127.0.0.1:5757"')
     p = tmp_path / "two-node.toml"

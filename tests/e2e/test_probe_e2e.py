@@ -41,7 +41,7 @@ def _configured(context: float, widths=(2, 8, 16), depths=(2, 10)) -> tuple[floa
 
 def test_probe_recovers_the_twins_verify_cost_and_the_forecast_uses_it(tmp_path):
     prof = tmp_path / "k26-eagle3-d6-triton.toml"
-    text = (REPO / "profiles" / "k26-eagle3-d6.toml").read_text()
+    text = (REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml").read_text()
     from console.core.launch.ports import free_port
     # its own port: other twins on this machine take 30000 (the runtime moves off a bound port, but two processes
     # can race for the same one)

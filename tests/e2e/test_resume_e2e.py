@@ -64,7 +64,7 @@ def test_resume_refuses_a_different_arm(tmp_path):
     assert r.returncode == 0, r.stderr[-1500:]
     cell = Path(json.loads(r.stdout)["cell"]["rows_path"]).parent
     prof = tmp_path / "d5.toml"
-    prof.write_text((REPO / "profiles" / "k26-eagle3-d6.toml").read_text()
+    prof.write_text((REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml").read_text()
                     .replace("steps = 6 ", "steps = 5 ").replace("draft_tokens = 7 ", "draft_tokens = 6 "))
     r = subprocess.run(base + ["--resume", str(cell), "--profile", str(prof), "--sim", "--sim-time-scale", "4"],
                        cwd=REPO, capture_output=True, text=True, timeout=120)

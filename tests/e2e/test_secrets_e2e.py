@@ -17,7 +17,7 @@ KEY = "sk-test-3f9c1d0e8b7a6f5e4d3c2b1a"
 
 def test_key_reaches_the_engine_but_no_artifact(tmp_path):
     prof = tmp_path / "keyed.toml"
-    prof.write_text((REPO / "profiles" / "k26-eagle3-d6.toml").read_text().replace(
+    prof.write_text((REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml").read_text().replace(
         '# api_key_env = "SGLANG_API_KEY"', 'api_key_env = "SC_TEST_API_KEY"'))
     env = {**__import__("os").environ, "SC_TEST_API_KEY": KEY}
     sessions = tmp_path / "sessions"

@@ -6,11 +6,14 @@ with its own node seed (one of them started through a command template, the ssh/
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from console.core.measure.pairs import VERDICT_RE
 
 pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
@@ -27,7 +30,7 @@ def journal(d: Path) -> list[dict]:
 
 
 def test_smoke_campaign_end_to_end_and_report_recomputes(tmp_path):
-    p = subprocess.run([*CLI, "sweep", str(REPO / "profiles" / "campaigns" / "smoke.toml"), *FAST, "--json", "--yes",
+    p = subprocess.run([*CLI, "sweep", str(REPO / "console" / "shipped" / "profiles" / "campaigns" / "smoke.toml"), *FAST, "--json", "--yes",
                         "--sessions", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=240)
     assert p.returncode == 0, p.stderr[-3000:]
     err = p.stderr
@@ -50,7 +53,10 @@ def test_smoke_campaign_end_to_end_and_report_recomputes(tmp_path):
         ("tool-short", 1), ("tool-short", 4), ("math-short", 1), ("math-short", 4)}
     for r in a["routing"]:
         assert r["controlled"] is True and len(r["arms"]) == 2
-        assert r["decision"].startswith(("k26-eagle3-d5 by", "k26-nospec by", "no difference resolved"))
+        # the one verdict format (measure/pairs.verdict), resolved or not
+        assert re.fullmatch(VERDICT_RE, r["decision"]), r["decision"]
+        assert r["decision"].startswith(("k26-eagle3-d5 faster than k26-nospec by",
+                                         "k26-nospec faster than k26-eagle3-d5 by", "no difference resolved"))
         lo, hi = r["ci95_pct"]
         assert lo <= r["delta_pct"] <= hi
     spec = [cv for cv in a["curves"] if cv["arm"] == "k26-eagle3-d5"]

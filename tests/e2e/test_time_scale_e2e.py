@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 def bench(tmp: Path, scale: float) -> tuple[dict, str]:
     profiles = tmp / f"profiles-{scale:g}"
     profiles.mkdir()
-    text = (REPO / "profiles" / "k26-eagle3-d6.toml").read_text()
+    text = (REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml").read_text()
     (profiles / "k26-eagle3-d6.toml").write_text(text.replace("port = 30000", f"port = {free_port()}"))
     cmd = [sys.executable, "-m", "console.cli", "bench", "--profile", "k26-eagle3-d6", "--sim", "--prompts", "health",
            "--n", "4", "--max-tokens", "96", "--warmup", "0", "--sim-time-scale", f"{scale:g}",

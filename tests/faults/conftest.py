@@ -55,7 +55,7 @@ def profiles_with_free_port(tmp: Path) -> Path:
     $SERVING_CONSOLE_PROFILES, so that `bench --resume` finds the same profile by name)."""
     d = tmp / "profiles"
     d.mkdir(exist_ok=True)
-    text = (REPO / "profiles" / f"{PROFILE}.toml").read_text()
+    text = (REPO / "console" / "shipped" / "profiles" / f"{PROFILE}.toml").read_text()
     assert "port = 30000" in text
     (d / f"{PROFILE}.toml").write_text(text.replace("port = 30000", f"port = {free_port()}"))
     return d

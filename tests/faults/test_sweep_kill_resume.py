@@ -101,7 +101,7 @@ def test_sweep_survives_seeded_kills_anywhere_without_losing_or_duplicating_rows
     plan = tmp_path / "kills.toml"
     plan.write_text(PLAN)
     sessions = tmp_path / "sessions"
-    env = cli_env(REPO / "profiles")
+    env = cli_env(REPO / "console" / "shipped" / "profiles")
     campaign: Path | None = None
     seen: dict[Path, bytes] = {}
     tally = []

@@ -21,7 +21,7 @@ def prompt_text(messages: list[dict]) -> str:
 
 
 def build(prompt_set: str) -> str:
-    rows = [json.loads(x) for x in (REPO / "prompts" / f"{prompt_set}.jsonl").read_text().splitlines() if x.strip()]
+    rows = [json.loads(x) for x in (REPO / "console" / "shipped" / "prompts" / f"{prompt_set}.jsonl").read_text().splitlines() if x.strip()]
     out = [{"id": r["id"], "conversations": [
         {"from": "human", "value": prompt_text(r["messages"])},
         {"from": "gpt", "value": "(not sent: --sharegpt-output-len fixes the output length)"}]}

@@ -209,7 +209,7 @@ def test_adaptive_and_dummy_launches_through_the_console(tmp_path, variant):
     repo = Path(__file__).resolve().parents[2]
     extra = {"adaptive": '["--speculative-adaptive"]',
              "dummy": '["--speculative-draft-load-format", "dummy"]'}[variant]
-    text = (repo / "profiles" / "k26-eagle3-d5.toml").read_text().replace("[server]\n", f"[server]\nextra_args = {extra}\n")
+    text = (repo / "console" / "shipped" / "profiles" / "k26-eagle3-d5.toml").read_text().replace("[server]\n", f"[server]\nextra_args = {extra}\n")
     prof = tmp_path / f"k26-{variant}.toml"
     prof.write_text(text.replace("port = 30000", f"port = {30500 + (variant == 'dummy')}"))
     p = subprocess.run([sys.executable, "-m", "console.cli", "bench", "--profile", str(prof), "--sim", "--prompts",

@@ -73,7 +73,7 @@ class FakeRuntime:
     def __init__(self, observer: Callable[[Event], None], phase: str = "ready", drafter: str = "eagle3") -> None:
         self.observer = observer
         name = "k26-dflash-b16" if drafter == "dflash" else "k26-eagle3-d6"
-        self.profile = resolve_profile(str(Path(__file__).resolve().parents[2] / "profiles" / f"{name}.toml")).with_sim()
+        self.profile = resolve_profile(str(Path(__file__).resolve().parents[2] / "console" / "shipped" / "profiles" / f"{name}.toml")).with_sim()
         self.relaunched: list = []
         self.sessions_root = Path("/nonexistent-sessions-root")
         self.anchors = 0

@@ -29,7 +29,7 @@ class Host(App):
 def plans(tmp_path: Path) -> Path:
     d = tmp_path / "campaigns"
     d.mkdir()
-    shutil.copy(REPO / "profiles" / "campaigns" / "smoke.toml", d / "smoke.toml")
+    shutil.copy(REPO / "console" / "shipped" / "profiles" / "campaigns" / "smoke.toml", d / "smoke.toml")
     (d / "tiny.toml").write_text('name = "tiny"\n[protocol]\nn = 3\nmax_tokens = 48\n[[workload]]\ncontext = "short"\n'
                                  'domains = ["tool"]\nconcurrency = [1, 2]\n[[arms]]\nprofile = "k26-nospec"\n'
                                  '[[arms]]\nprofile = "k26-eagle3-d5"\n')

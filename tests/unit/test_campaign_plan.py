@@ -15,7 +15,7 @@ from console.core.launch.profile import resolve_profile
 from console.core.sessions.store import write_json
 
 REPO = Path(__file__).resolve().parents[2]
-CAMPAIGNS = REPO / "profiles" / "campaigns"
+CAMPAIGNS = REPO / "console" / "shipped" / "profiles" / "campaigns"
 
 BASE = """
 name = "t"
@@ -150,7 +150,7 @@ def test_dry_run_prints_the_plan_and_exits_0(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("body, line", [
-    (BASE + '[[arms]]\nprofile = "k26-nope"\n', "arms[0].profile: profile 'k26-nope' not found in"),
+    (BASE + '[[arms]]\nprofile = "k26-nope"\n', "arms[0].profile: profile 'k26-nope' not found; searched"),
     (BASE.replace("n = 4", "n = 4\nbogus = 1") + '[[arms]]\nprofile = "k26-nospec"\n',
      "unknown field protocol.bogus; known: n, n_per_stream"),
     (BASE.replace('context = "short"', 'context = "1m"') + '[[arms]]\nprofile = "k26-nospec"\n',
@@ -176,7 +176,7 @@ def test_each_refusal_is_one_line_naming_the_field_exit_2(tmp_path, capsys, body
 
 
 def test_a_flag_the_engine_rejects_is_refused_with_the_profile_field(tmp_path, capsys):
-    bad = (REPO / "profiles" / "k26-eagle3-d5.toml").read_text().replace(
+    bad = (REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d5.toml").read_text().replace(
         "enable_metrics = true", 'enable_metrics = true\nextra_args = ["--speculative-num-stepz", "3"]')
     prof = tmp_path / "k26-typo.toml"
     prof.write_text(bad)

@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def d6():
-    return load_profile(REPO / "profiles" / "k26-eagle3-d6.toml")
+    return load_profile(REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml")
 
 
 def test_depth_plus_and_minus_keep_draft_tokens_steps_plus_one(d6):
@@ -44,7 +44,7 @@ def test_dflash_block_ladder(d6):
 
 
 def test_family_cycle_uses_a_sibling_profiles_drafter(tmp_path, d6):
-    shutil.copy(REPO / "profiles" / "k26-eagle3-d6.toml", tmp_path / "a.toml")
+    shutil.copy(REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml", tmp_path / "a.toml")
     (tmp_path / "b.toml").write_text(textwrap.dedent("""
         [model]
         path = "moonshotai/Kimi-K2.6"

@@ -30,7 +30,7 @@ draft_tokens = 7
 
 
 def test_reference_profile_compiles_to_the_documented_argv():
-    p = resolve_profile(str(REPO / "profiles" / "k26-eagle3-d6.toml"))
+    p = resolve_profile(str(REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml"))
     argv = p.argv()
     assert argv[:3] == ["python3", "-m", "sglang.launch_server"]
     flags = argv[3:]
@@ -45,7 +45,7 @@ def test_reference_profile_compiles_to_the_documented_argv():
 
 
 def test_sim_argv_runs_the_twin_with_the_same_flags():
-    p = resolve_profile(str(REPO / "profiles" / "k26-eagle3-d6.toml"))
+    p = resolve_profile(str(REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml"))
     real, sim = p.argv(), p.argv(sim=True)
     assert sim[1:3] == ["-m", "console.sim"]
     assert sim[3:] == real[3:]
@@ -104,6 +104,6 @@ def test_api_key_from_env_and_redaction(tmp_path, monkeypatch):
 
 
 def test_unknown_profile_name_lists_known(monkeypatch, tmp_path):
-    monkeypatch.setenv("SERVING_CONSOLE_PROFILES", str(REPO / "profiles"))
+    monkeypatch.setenv("SERVING_CONSOLE_PROFILES", str(REPO / "console" / "shipped" / "profiles"))
     with pytest.raises(ProfileError, match="known: .*k26-eagle3-d6"):
         resolve_profile("nope")

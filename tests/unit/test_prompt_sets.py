@@ -15,7 +15,7 @@ from console.sim.domain import detect_domain
 from console.sim.tokens import messages_text
 
 REPO = Path(__file__).resolve().parents[2]
-PROMPTS = REPO / "prompts"
+PROMPTS = REPO / "console" / "shipped" / "prompts"
 LONG = ["tool", "math", "code", "chat"]
 SHORT = [f"{d}-short" for d in LONG]
 FIT = {"long": (10050, 10250), "short": (450, 550)}

@@ -10,7 +10,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_committed_sets_verify():
-    sets = {s.name: s for s in verify_all(REPO / "prompts")}
+    sets = {s.name: s for s in verify_all(REPO / "console" / "shipped" / "prompts")}
     assert "health" in sets and len(sets["health"]) == 8
     assert {p.domain for p in sets["health"].prompts} == {"tool", "math", "code", "chat"}
 
@@ -18,14 +18,14 @@ def test_committed_sets_verify():
 def test_rebuild_reproduces_the_committed_health_bytes(tmp_path):
     """The health set is literal text in builder.py: any rebuild reproduces it and its SHA256SUMS line."""
     build_all(tmp_path)
-    assert (tmp_path / "health.jsonl").read_bytes() == (REPO / "prompts" / "health.jsonl").read_bytes()
-    line = [x for x in (REPO / "prompts" / "SHA256SUMS").read_text().splitlines() if x.endswith("health.jsonl")]
+    assert (tmp_path / "health.jsonl").read_bytes() == (REPO / "console" / "shipped" / "prompts" / "health.jsonl").read_bytes()
+    line = [x for x in (REPO / "console" / "shipped" / "prompts" / "SHA256SUMS").read_text().splitlines() if x.endswith("health.jsonl")]
     assert line and line[0] in (tmp_path / "SHA256SUMS").read_text()
 
 
 def test_one_byte_edit_is_refused_naming_the_file(tmp_path):
     d = tmp_path / "prompts"
-    shutil.copytree(REPO / "prompts", d)
+    shutil.copytree(REPO / "console" / "shipped" / "prompts", d)
     f = d / "health.jsonl"
     data = bytearray(f.read_bytes())
     i = data.index(b"Lisbon")
@@ -43,4 +43,4 @@ def test_o200k_counts_offline():
 
 def test_unknown_set_lists_known():
     with pytest.raises(PromptSetError, match="known: .*health"):
-        load_set("nope", REPO / "prompts")
+        load_set("nope", REPO / "console" / "shipped" / "prompts")

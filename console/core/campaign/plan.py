@@ -21,12 +21,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from console.core import places
 from console.core.launch.flips import arm_name
 from console.core.launch.profile import Drafter, Profile, ProfileError, problems as profile_problems, resolve_profile
 from console.core.run.cell import CellProtocol
 
 CONTEXTS = {"10k": "{domain}", "short": "{domain}-short"}
-"""Context name → prompt set of a domain (prompts/<set>.jsonl)."""
+"""Context name → prompt set of a domain (by name along the prompt search path, core/places.py)."""
 DOMAINS = ("tool", "math", "code", "chat")
 KV_POLICIES = ("refuse", "measure")
 DEFAULT_CHAIN_DRAFT = {"eagle3": "lightseekorg/kimi-k2.6-eagle3"}
@@ -259,8 +260,35 @@ def _fields(where: str, prefix: str, d: Any, schema: dict[str, Any], errs: list[
     return out
 
 
-def load_plan(path: Path, *, profiles: Path | None = None) -> Plan:
-    path = Path(path)
+def find_plan(ref: str | Path) -> Path:
+    """A plan by path (`x.toml`, `dir/x.toml`) or by name: the first `campaigns/<name>.toml` along the profile search
+    path (core/places.py). PlanError naming every place searched when there is none."""
+    ref = str(ref)
+    p = Path(ref)
+    if p.suffix == ".toml" or len(p.parts) > 1 or ref.startswith(".") or p.is_file():
+        return p
+    pl = places.plan_places()
+    hit = places.find(ref, pl, ".toml")
+    if hit is None:
+        raise PlanError(f"plan {ref!r} not found; searched {places.searched_text(pl)}; known: "
+                        f"{', '.join(places.names(pl, '.toml')) or '(none)'} (a path to a .toml file works too)")
+    return hit.path
+
+
+def plan_files(directory: Path | None = None) -> list[Path]:
+    """The plans a chooser offers: those of `directory`, else the first of each name along the search path."""
+    if directory is not None:
+        return sorted(Path(directory).glob("*.toml"))
+    seen: dict[str, Path] = {}
+    for pl in places.plan_places():
+        if pl.path.is_dir():
+            for f in sorted(pl.path.glob("*.toml")):
+                seen.setdefault(f.stem, f)
+    return [seen[k] for k in sorted(seen)]
+
+
+def load_plan(path: Path | str, *, profiles: Path | None = None) -> Plan:
+    path = find_plan(path)
     try:
         text = path.read_text()
     except OSError as e:
@@ -271,7 +299,7 @@ def load_plan(path: Path, *, profiles: Path | None = None) -> Plan:
 def parse_plan(text: str, path: Path | None = None, name: str | None = None, *,
                profiles: Path | None = None, resolved: dict[str, Profile] | None = None) -> Plan:
     """Parse a plan. `resolved` maps arm names to the profiles a campaign recorded (a resume launches exactly
-    what the campaign launched, whatever profiles/ now says)."""
+    what the campaign launched, whatever the profile search path now holds)."""
     where = str(path) if path else f"plan {name or '?'}"
     try:
         data = tomllib.loads(text)

@@ -1,7 +1,7 @@
 """Flips: derive the next arm from the running one by changing one knob — draft depth, drafter family or KV
 dtype. Each flip is a relaunch (SGLang cannot change these at runtime, reference §2 /set_internal_state).
 
-A flip returns a new `Profile` named for what it is (`arm_name`): the name of the profile in profiles/ with the same
+A flip returns a new `Profile` named for what it is (`arm_name`): the name of the profile on the search path with the same
 model and arm when there is one (flipping d5 back up gives `k26-eagle3-d6` itself), else the model's tag and the
 arm's slug (`k26-dflash-b16-fp8kv`); a one-line reason when the flip is not possible.
 The diff shown before confirming is `profile_diff` (fields) and `argv_diff` (flags), both computed here.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from console.core.launch.profile import Drafter, Profile, ProfileError, load_profile, profiles_dir, validate
+from console.core.launch.profile import Drafter, Profile, ProfileError, load_profile, profile_files, validate
 
 FAMILY_CYCLE = ("none", "eagle3", "dflash")
 KV_CYCLE = ("auto", "fp8_e4m3")
@@ -55,9 +55,8 @@ def model_tag(p: Profile) -> str:
 
 def arm_name(after: Profile, before: Profile, directory: Path | None = None) -> str:
     """The name that says what `after` is: an existing profile of the same model and arm, else tag + slug."""
-    d = directory or profiles_dir()
     arm = after.arm
-    for f in sorted(d.glob("*.toml")):
+    for f in profile_files(directory):
         try:
             q = load_profile(f)
         except ProfileError:
@@ -104,9 +103,8 @@ def flip_depth(p: Profile, delta: int, directory: Path | None = None) -> Flip:
 
 def _draft_model_for(p: Profile, family: str, directory: Path | None) -> Drafter:
     """The drafter a sibling profile (same target model) uses for `family`; else an error naming the fix."""
-    d = directory or profiles_dir()
     best: Profile | None = None
-    for f in sorted(d.glob("*.toml")):
+    for f in profile_files(directory):
         try:
             q = load_profile(f)
         except ProfileError:
@@ -115,7 +113,8 @@ def _draft_model_for(p: Profile, family: str, directory: Path | None) -> Drafter
             if best is None or (q.kv_cache_dtype == p.kv_cache_dtype and best.kv_cache_dtype != p.kv_cache_dtype):
                 best = q
     if best is None:
-        raise FlipError(f"no profile in {d} runs {p.model_path} with a {family} drafter; add one (its drafter "
+        where = str(directory) if directory is not None else "the profile search path (serving-console --version)"
+        raise FlipError(f"no profile in {where} runs {p.model_path} with a {family} drafter; add one (its drafter "
                         f"section is what the flip uses)")
     return best.drafter
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from console.core import places
 from console.core.arm import Arm
 
 
@@ -78,6 +79,10 @@ class Profile:
     node_label: str = ""
     anchor_prompts: str = "health"
     anchor_reference_tok_s: float | None = None
+    anchor_n: int | None = None
+    """Requests of the anchor cell (default: the anchor protocol's 8); fewer for a slow node (a CPU server)."""
+    anchor_max_tokens: int | None = None
+    """Output tokens per anchor request (default: the anchor protocol's 128)."""
     sim_args: tuple[str, ...] = ()
     """Extra twin-only flags used when this profile runs on the twin (e.g. --sim-node-seed 3)."""
     template: tuple[str, ...] = ()
@@ -87,6 +92,9 @@ class Profile:
     """One host per node rank for `{host}` (multi-node); default: server.host."""
     dist_init_addr: str | None = None
     """host:port of rank 0 for torch.distributed (required when model.nnodes > 1)."""
+    shadow_note: str | None = field(default=None, compare=False)
+    """Set when this profile was found by name and shadows one of the same name further down the search path
+    (core/places.py): the line `check`, the TUI and headless commands show."""
 
     @property
     def arm(self) -> Arm:
@@ -125,11 +133,18 @@ class Profile:
     def with_sim(self) -> "Profile":
         return replace(self, engine_python=SIM_ENGINE)
 
+    def _local(self, path: str | None) -> str | None:
+        """`~/…` in engine.python, model.path and drafter.model is this user's home when the engine runs here; a
+        command template (another host) gets the path as written, for the remote shell to expand."""
+        if path and path.startswith("~") and not self.template:
+            return os.path.expanduser(path)
+        return path
+
     # --- compile -------------------------------------------------------------------------
 
     def server_flags(self, api_key: str | None = None) -> list[str]:
         """The `launch_server` flags this profile means (no interpreter, no module)."""
-        a: list[str] = ["--model-path", self.model_path, "--tp-size", str(self.tp)]
+        a: list[str] = ["--model-path", self._local(self.model_path), "--tp-size", str(self.tp)]
         if self.dp != 1:
             a += ["--dp-size", str(self.dp)]
         if self.nnodes != 1:
@@ -142,7 +157,7 @@ class Profile:
         if d.enabled:
             a += ["--speculative-algorithm", ALGORITHM[d.family]]
             if d.model:
-                a += ["--speculative-draft-model-path", d.model]
+                a += ["--speculative-draft-model-path", self._local(d.model)]
             if d.family == "dflash":
                 if d.draft_tokens is not None:
                     a += ["--speculative-dflash-block-size", str(d.draft_tokens)]
@@ -200,7 +215,7 @@ class Profile:
             if use_sim:
                 base = [sys.executable, "-m", "console.sim", *flags, *node, *self.sim_args, *extra]
             else:
-                base = [self.engine_python, "-m", "sglang.launch_server", *flags, *node, *extra]
+                base = [self._local(self.engine_python), "-m", "sglang.launch_server", *flags, *node, *extra]
             out.append(self._wrap(base, rank))
         return out
 
@@ -269,7 +284,8 @@ def profile_to_toml(p: "Profile") -> str:
                     "api_key_file": p.api_key_file, "extra_args": list(p.extra_args) or None,
                     "max_running_requests": p.max_running_requests}),
         ("node", {"usd_per_hour": p.node_usd_per_hour, "label": p.node_label or None}),
-        ("anchor", {"prompts": p.anchor_prompts, "reference_tok_s": p.anchor_reference_tok_s}),
+        ("anchor", {"prompts": p.anchor_prompts, "reference_tok_s": p.anchor_reference_tok_s, "n": p.anchor_n,
+                    "max_tokens": p.anchor_max_tokens}),
         ("sim", {"args": list(p.sim_args) or None}),
     ]
     out: list[str] = []
@@ -305,7 +321,8 @@ _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], str]]] = {
                "max_running_requests": (int, "max_running_requests")},
     "env": {},
     "node": {"usd_per_hour": ((float, int), "node_usd_per_hour"), "label": (str, "node_label")},
-    "anchor": {"prompts": (str, "anchor_prompts"), "reference_tok_s": ((float, int), "anchor_reference_tok_s")},
+    "anchor": {"prompts": (str, "anchor_prompts"), "reference_tok_s": ((float, int), "anchor_reference_tok_s"),
+               "n": (int, "anchor_n"), "max_tokens": (int, "anchor_max_tokens")},
     "sim": {"args": (list, "sim_args")},
 }
 _TYPE_WORD = {str: "a string", int: "an integer", bool: "true or false", list: "a list of strings",
@@ -335,6 +352,8 @@ def profile_from_dict(data: dict[str, Any], name: str, path: Path | None = None)
                     unparsed.add(key)
         elif (e := _put(where, "", key, value, kw, dkw)) is not None:
             errs.append(e)
+    if path is not None and kw.get("extra_args"):
+        kw["extra_args"] = _profile_relative(kw["extra_args"], Path(path).parent)
     prof = Profile(**{**kw, "drafter": Drafter(**dkw)})
     # value problems too, except in a section where a field did not parse (follow-ons of its default)
     errs += [e for e in problems(prof)
@@ -342,6 +361,27 @@ def profile_from_dict(data: dict[str, Any], name: str, path: Path | None = None)
     if errs:
         raise ProfileError(errs)
     return prof
+
+
+#: launch_server flags whose value is a file: a relative value in server.extra_args that names a file beside the
+#: profile is read from there (a profile and its config file travel together, shipped or copied); any other value is
+#: passed as written (relative to the directory the engine runs in)
+FILE_FLAGS = ("--speculative-adaptive-config", "--speculative-token-map", "--chat-template")
+
+
+def _profile_relative(args: tuple[str, ...], base: Path) -> tuple[str, ...]:
+    out = list(args)
+    for i, a in enumerate(out):
+        flag, eq, val = a.partition("=")
+        if eq and flag in FILE_FLAGS:
+            target, prefix = val, flag + "="
+        elif i > 0 and out[i - 1] in FILE_FLAGS:
+            target, prefix = a, ""
+        else:
+            continue
+        if target and not os.path.isabs(os.path.expanduser(target)) and (base / target).is_file():
+            out[i] = prefix + str((base / target).resolve())
+    return tuple(out)
 
 
 def _k(key: str) -> str:
@@ -392,6 +432,9 @@ def problems(p: Profile) -> list[str]:
             bad(f"{w}: {f} must be ≥ 1, got {v}")
     if not (1 <= p.port <= 65535):
         bad(f"{w}: server.port must be 1..65535, got {p.port}")
+    for f, v in (("anchor.n", p.anchor_n), ("anchor.max_tokens", p.anchor_max_tokens)):
+        if v is not None and v < 1:
+            bad(f"{w}: {f} must be ≥ 1, got {v}")
     if p.kv_cache_dtype not in KV_DTYPES:
         bad(f"{w}: kv.dtype {p.kv_cache_dtype!r} is not one of {', '.join(KV_DTYPES)}")
     if p.mem_fraction_static is not None and not (0.0 < p.mem_fraction_static < 1.0):
@@ -447,35 +490,53 @@ def load_profile(path: Path) -> Profile:
     return profile_from_dict(data, name=name, path=path)
 
 
-def profiles_dir() -> Path:
-    """$SERVING_CONSOLE_PROFILES, else ./profiles, else `profiles/` of the checkout."""
-    env = os.environ.get("SERVING_CONSOLE_PROFILES")
-    if env:
-        return Path(env)
-    here = Path.cwd() / "profiles"
-    if here.is_dir():
-        return here
-    return Path(__file__).resolve().parents[3] / "profiles"
+def find_profile(ref: str) -> places.Found:
+    """Where a profile reference points (core/places.py: a path as given, else the first `<name>.toml` along the
+    search path); ProfileError naming every place searched when there is none."""
+    if _is_path(ref):
+        return places.Found(path=Path(ref), place=None)
+    pl = places.profile_places()
+    hit = places.find(ref, pl, ".toml")
+    if hit is None:
+        known = places.names(pl, ".toml")
+        raise ProfileError(f"profile {ref!r} not found; searched {places.searched_text(pl)}; known: "
+                           f"{', '.join(known) or '(none)'} (a path to a .toml file works too)")
+    return hit
+
+
+def _is_path(ref: str) -> bool:
+    p = Path(ref)
+    return p.suffix == ".toml" or len(p.parts) > 1 or ref.startswith(".") or p.is_file()
 
 
 def resolve_profile(ref: str) -> Profile:
-    """A profile by path (`x.toml`, `./x`) or by name in `profiles/`."""
-    p = Path(ref)
-    if p.suffix == ".toml" or p.exists():
-        return load_profile(p)
-    cand = profiles_dir() / f"{ref}.toml"
-    if cand.exists():
-        return load_profile(cand)
-    names = sorted(x.stem for x in profiles_dir().glob("*.toml"))
-    raise ProfileError(f"profile {ref!r} not found in {profiles_dir()}; known: {', '.join(names) or '(none)'}")
+    """A profile by path (`x.toml`, `./x`, `dir/x.toml`) or by name along the search path (core/places.py); a
+    profile that shadows another of its name carries the note that says so."""
+    hit = find_profile(ref)
+    prof = load_profile(hit.path)
+    note = hit.shadow_note()
+    return replace(prof, shadow_note=note) if note else prof
+
+
+def profile_files(directory: Path | None = None) -> list[Path]:
+    """The profile files a listing considers: those of `directory`, else the first of each name along the search
+    path (a shadowed file is left out)."""
+    if directory is not None:
+        return sorted(Path(directory).glob("*.toml"))
+    seen: dict[str, Path] = {}
+    for pl in places.profile_places():
+        if pl.path.is_dir():
+            for f in sorted(pl.path.glob("*.toml")):
+                seen.setdefault(f.stem, f)
+    return [seen[k] for k in sorted(seen)]
 
 
 def list_profiles(directory: Path | None = None) -> tuple[list[Profile], list[str]]:
-    """Every loadable profile in `directory` (default profiles_dir()), and one line per file that did not load."""
-    d = directory or profiles_dir()
+    """Every loadable profile in `directory` (default: along the search path, the first of each name), and one line
+    per file that did not load."""
     good: list[Profile] = []
     bad: list[str] = []
-    for f in sorted(d.glob("*.toml")):
+    for f in profile_files(directory):
         try:
             good.append(load_profile(f))
         except ProfileError as e:

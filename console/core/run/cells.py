@@ -178,8 +178,9 @@ class Cells:
         median lands on the arm record, as % of the profile's reference when one is set."""
         from console.core.run.cell import ANCHOR_PROTOCOL
         p = proto or ANCHOR_PROTOCOL
-        if self.profile is not None and self.profile.anchor_prompts and proto is None:
-            p = replace(p, prompt_set=self.profile.anchor_prompts)
+        if self.profile is not None and proto is None:  # a profile may shorten its anchor (a slow node)
+            p = replace(p, prompt_set=self.profile.anchor_prompts or p.prompt_set,
+                        n=self.profile.anchor_n or p.n, max_tokens=self.profile.anchor_max_tokens or p.max_tokens)
         res = await self.run_cell(p, label="anchor")
         if self.state.arms:
             arm = self.state.arms[-1]

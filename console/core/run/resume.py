@@ -25,7 +25,7 @@ def check_resumable(manifest: dict[str, Any], pset, info: ServerInfo | None,
     want = (manifest.get("prompt_set") or {}).get("sha256")
     if want and want != pset.sha256:
         raise ResumeError(f"prompt set {pset.name} changed since the cell started (sha256 {pset.sha256[:12]}… vs "
-                          f"{want[:12]}…); restore prompts/{pset.name}.jsonl or start a new cell")
+                          f"{want[:12]}…); restore {pset.path} or start a new cell")
     if info is None:
         return
     was, now = manifest.get("speculative") or {}, _spec_dict(info) or {}

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from console import __version__
+from console.core import places
 from console.core.redaction import redact_mapping
 from console.core.measure.records import RequestRecord
 from console.core.fmt import utc_stamp
@@ -230,8 +231,8 @@ class Session:
 
 
 def sessions_root() -> Path:
-    env = os.environ.get("SERVING_CONSOLE_SESSIONS")
-    return Path(env) if env else Path.cwd() / "sessions"
+    """$SERVING_CONSOLE_SESSIONS, else ./sessions (core/places.py; a command's --sessions comes first)."""
+    return places.sessions_dir()
 
 
 def iter_cells(path: Path) -> Iterable[Path]:

@@ -1,4 +1,5 @@
-"""Pinned prompt sets: `prompts/<set>.jsonl` plus `prompts/SHA256SUMS`.
+"""Pinned prompt sets: `<dir>/<set>.jsonl` plus `<dir>/SHA256SUMS`, found by name along the prompt search path
+(core/places.py: $SERVING_CONSOLE_PROMPTS, ./prompts, the user's config dir, the sets shipped in the package).
 
 Each line is one prompt: `{"id", "domain", "messages", "tokens", "sha256"}` where `sha256` is the
 SHA-256 of the canonical JSON of `messages` and `tokens` the o200k count of the message contents
@@ -10,11 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from console.core import places
 
 SUMS = "SHA256SUMS"
 
@@ -79,14 +81,13 @@ def messages_tokens(messages) -> int:
 
 
 def prompts_dir() -> Path:
-    """$SERVING_CONSOLE_PROMPTS, else ./prompts, else `prompts/` of the checkout."""
-    env = os.environ.get("SERVING_CONSOLE_PROMPTS")
-    if env:
-        return Path(env)
-    here = Path.cwd() / "prompts"
-    if here.is_dir() and (here / SUMS).exists():
-        return here
-    return Path(__file__).resolve().parents[3] / "prompts"
+    """Where the shipped sets live (console/shipped/prompts): what `prompts build` regenerates in a checkout."""
+    return places.SHIPPED_PROMPTS
+
+
+def set_places() -> list[places.Place]:
+    """The prompt search path: directories that pin their sets (a SHA256SUMS file) or hold any set."""
+    return [p for p in places.prompt_places() if (p.path / SUMS).is_file() or any(p.path.glob("*.jsonl"))]
 
 
 def read_sums(directory: Path) -> dict[str, str]:
@@ -116,7 +117,16 @@ WINDOWS: dict[str, tuple[int, int]] = {}
 
 def load_set(name: str, directory: Path | None = None, verify: bool = True) -> PromptSet:
     """Load `<directory>/<name>.jsonl`, checking its bytes against SHA256SUMS and every prompt's hash."""
-    d = directory or prompts_dir()
+    if directory is None:
+        pl = places.prompt_places()
+        hit = places.find(name, pl, ".jsonl")
+        if hit is None:
+            known = places.names(pl, ".jsonl")
+            raise PromptSetError(f"prompt set {name!r} not found; searched {places.searched_text(pl)}; known: "
+                                 f"{', '.join(known) or '(none)'}")
+        d = hit.path.parent
+    else:
+        d = directory
     path = d / f"{name}.jsonl"
     if not path.exists():
         known = sorted(p.stem for p in d.glob("*.jsonl"))
@@ -183,17 +193,26 @@ def write_sums(directory: Path) -> Path:
 
 
 def list_sets(directory: Path | None = None) -> list[str]:
-    """Names of the pinned sets (from SHA256SUMS), in file order; [] when nothing is pinned."""
-    d = directory or prompts_dir()
-    try:
-        return [Path(n).stem for n in read_sums(d)]
-    except PromptSetError:
-        return []
+    """Names of the pinned sets (from SHA256SUMS; along the search path when no directory is given, each name once,
+    in file order); [] when nothing is pinned."""
+    out: list[str] = []
+    for d in ([directory] if directory is not None else [p.path for p in set_places()]):
+        try:
+            out += [n for n in (Path(x).stem for x in read_sums(d)) if n not in out]
+        except PromptSetError:
+            continue
+    return out
 
 
 def verify_all(directory: Path | None = None) -> list[PromptSet]:
-    """Load and check every pinned set (raises PromptSetError on the first mismatch)."""
-    d = directory or prompts_dir()
+    """Load and check every pinned set of `directory`, or of every directory along the search path (raises
+    PromptSetError on the first mismatch)."""
+    if directory is None:
+        found = set_places()
+        if not found:
+            raise PromptSetError(f"no prompt sets found; searched {places.searched_text(places.prompt_places())}")
+        return [s for p in found for s in verify_all(p.path)]
+    d = directory
     sums = read_sums(d)
     on_disk = {p.name for p in d.glob("*.jsonl")}
     unpinned = sorted(on_disk - set(sums))

@@ -24,7 +24,8 @@ KEYS = (
     ("p", "record a same-session pair (arm B = a profile or a flip of the running arm)"),
     ("v", "verify-tax probe: dummy draft weights at several verify widths (relaunches), then this arm again; "
           "the session's forecasts use the probed tax"),
-    ("w", "sweep: run a campaign plan (profiles/campaigns/): estimate, progress and ETA per cell, routing table"),
+    ("w", "sweep: run a campaign plan (campaigns/ of the profile search path): estimate, progress and ETA per "
+          "cell, routing table"),
     ("1 … 6", "maximize a panel (server, throughput, acceptance, KV, GPU, cell); escape restores"),
     ("ctrl+p", "command palette: every action"),
     ("ctrl+t", "light / dark theme"),

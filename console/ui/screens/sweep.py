@@ -1,4 +1,4 @@
-"""Sweep: choose a campaign plan (profiles/campaigns/*.toml), read its plan and estimate (or the one line per
+"""Sweep: choose a campaign plan (campaigns/*.toml along the profile search path, core/places.py), read its plan and estimate (or the one line per
 problem that `serving-console sweep` prints for a plan that cannot run), start it, watch each cell's progress, ETA
 and forecast against measurement, and at the end the routing table. The campaign runs in a thread of its own with
 its own event loop and engines (`core/campaign/run.py`, one Runtime per node), so the dashboard's server and its
@@ -21,17 +21,21 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Label, Select, Static
 
-from console.core.campaign.plan import Estimate, Plan, estimate, fmt_duration, load_plan, plan_lines, refusals
+from console.core.campaign.plan import (
+    Estimate,
+    Plan,
+    estimate,
+    fmt_duration,
+    load_plan,
+    plan_files,
+    plan_lines,
+    refusals,
+)
 from console.core.campaign.run import CampaignRunner, SweepProgress, create_campaign
 from console.core.exits import describe
-from console.core.launch.profile import profiles_dir
 from console.ui.widgets.footer import ConsoleFooter
 
 STATUS_STYLE = {"done": "green", "running": "bold cyan", "skipped": "yellow", "interrupted": "red", "pending": "dim"}
-
-
-def campaigns_dir() -> Path:
-    return profiles_dir() / "campaigns"
 
 
 def _f(v, spec=".1f") -> str:
@@ -118,10 +122,10 @@ class SweepScreen(Screen[None]):
                  choose: str | None = None) -> None:
         super().__init__()
         self.sessions_root = Path(sessions_root)
-        self.plans_dir = Path(plans) if plans else campaigns_dir()
+        self.plans_dir = Path(plans) if plans else None  # None: every plan along the search path (core/places.py)
         self.sim, self.time_scale = sim, time_scale
         self.sim_args = list(sim_args or []) or (["--sim-time-scale", str(time_scale)] if sim and time_scale else [])
-        self.files = sorted(self.plans_dir.glob("*.toml"))
+        self.files = plan_files(self.plans_dir)
         self.choice = next((f for f in self.files if f.stem == choose), self.files[0] if self.files else None)
         self.plan: Plan | None = None
         self.est: Estimate | None = None
@@ -139,7 +143,9 @@ class SweepScreen(Screen[None]):
             yield Select(opts, value=str(self.choice) if self.choice else Select.BLANK, allow_blank=not opts,
                          id="plan-select", compact=True)
         with VerticalScroll():
-            yield Static(Text("no plans in " + str(self.plans_dir), style="yellow") if not self.files else
+            yield Static(Text("no plans in " + (str(self.plans_dir) if self.plans_dir else "campaigns/ of the profile "
+                                                "search path (serving-console --version)"), style="yellow")
+                         if not self.files else
                          Text("reading the plan…", style="dim"), id="sweep-plan")
             yield Static("", id="sweep-progress")
             yield Static("", id="sweep-result")
