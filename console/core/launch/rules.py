@@ -13,7 +13,9 @@ error naming its replacement; a flag the catalogue (or the table) marks deprecat
 Sources (sglang wheels read for this table: 0.5.14, 0.5.19, 0.5.20, 0.5.21, 0.5.23):
 `srt/arg_groups/speculative_hook.py` (`_handle_eagle_family`, `_handle_dflash`, `_handle_ngram`,
 `_init_adaptive_speculative_params`, `handle_speculative_decoding`), `speculative/adaptive_spec_params.py`,
-`speculative/spec_info.py`, `server_args.py` (deprecated registrations), and reference/sglang-0.5.23.md §1.3, §6.
+`speculative/spec_info.py`, `server_args.py` (deprecated registrations); for 0.5.23, the flag catalogue shipped
+in this package, `console/data/sglang-0.5.23-flags.json` (argparse introspection of `ServerArgs.add_cli_args`: the
+accepted flags with their defaults, choices and deprecated marks).
 """
 
 from __future__ import annotations
