@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from console.core.exits import (  # noqa: F401  (the codes are part of this module's interface)
-    EXIT_AUTH, EXIT_CONNECT, EXIT_EMPTY, EXIT_ENGINE, EXIT_INTERRUPT, EXIT_OK, EXIT_PREFLIGHT, EXIT_USAGE, SUMMARY,
+    EXIT_AUTH,
+    EXIT_CONNECT,
+    EXIT_EMPTY,
+    EXIT_ENGINE,
+    EXIT_INTERRUPT,
+    EXIT_OK,
+    EXIT_PREFLIGHT,
+    EXIT_USAGE,
+    SUMMARY,
 )
 
 DEFAULT_PROFILE = "k26-eagle3-d6"
@@ -224,6 +232,7 @@ def _resume_target(args: argparse.Namespace) -> tuple[Any, Path]:
 def cmd_bench(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from console.core.measure import stats
     from console.core.run import events as E
     from console.core.run.cell import CellProtocol
@@ -314,6 +323,7 @@ def _fmt(v: Any, spec: str = ".1f", unit: str = "") -> str:
 
 def _print_report(console, reports: list[dict[str, Any]]) -> None:
     from rich.table import Table
+
     from console.core.sessions.report import time_scale_note
     for r in reports:
         t = Table(title=f"{r['label']}  ({r['profile']}{' · SIMULATED' if r['simulated'] else ''})", title_justify="left")
@@ -347,6 +357,7 @@ def _print_report(console, reports: list[dict[str, Any]]) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from rich.console import Console
+
     from console.core.sessions.report import session_report
     if not args.dir.exists():
         raise ValueError(f"{args.dir}: no such session or cell directory")
@@ -413,9 +424,10 @@ def cmd_launch(args: argparse.Namespace) -> int:
                 if len(argvs) > 1 else ""
             print(prefix + shlex.join(redact_argv(argv)))
         return EXIT_OK
+    from rich.console import Console
+
     from console.core.run import events as E
     from console.core.run.runtime import Runtime
-    from rich.console import Console
     out = Console(stderr=True, soft_wrap=True)
 
     def observer(ev) -> None:
@@ -472,6 +484,7 @@ def _parse_depths(text: str) -> list[int]:
 def cmd_forecast(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
+
     from console.core.sessions.browse import cell_forecast
     from console.core.sessions.store import write_json
     if not (args.cell / "rows.jsonl").exists():
@@ -505,12 +518,14 @@ def cmd_forecast(args: argparse.Namespace) -> int:
 
 def cmd_pair(args: argparse.Namespace) -> int:
     from dataclasses import replace as dc_replace
+
     from rich.console import Console
+
     from console.core.launch.profile import resolve_profile
-    from console.core.run.cell import CellProtocol
-    from console.core.run.pair import PairSpec, run_pair
     from console.core.measure.pairs import parse_order
     from console.core.run import events as E
+    from console.core.run.cell import CellProtocol
+    from console.core.run.pair import PairSpec, run_pair
     from console.core.run.runtime import Runtime
     from console.core.workload.prompts import load_set
 

@@ -41,6 +41,7 @@ def _widths(text: str | None) -> list[int] | None:
 
 def cmd_probe(args: argparse.Namespace, runtime_factory) -> int:
     from rich.console import Console
+
     from console.core.launch.profile import resolve_profile
     from console.core.run.probe import plan_probe, run_probe
 

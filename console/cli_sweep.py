@@ -75,6 +75,7 @@ def prepare(args: argparse.Namespace):
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from rich.console import Console
+
     from console.core.campaign.analysis import analyse
     from console.core.campaign.plan import plan_lines
     from console.core.campaign.run import CampaignRunner, create_campaign
@@ -165,6 +166,7 @@ def print_analysis(console, a: dict[str, Any]) -> None:
 
 def cmd_report_campaign(args: argparse.Namespace) -> int:
     from rich.console import Console
+
     from console.core.campaign.analysis import analyse
     res = analyse(args.dir)
     if args.json:

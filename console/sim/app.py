@@ -16,16 +16,28 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 from .completions import fan_out
-from .outputs import plan_chat, plan_plain
 from .metrics import HttpMetricsMiddleware
+from .outputs import plan_chat, plan_plain
 from .requests import RequestError, split_generate_batch
-from .validate import (CHAT, COMPLETIONS, GENERATE, ContractRefusal, Endpoint, SchedulerAbort, WireRefusal,
-                       chat_stream_abort, check_completion, check_generate_body, generate_stream_refusal, read_body)
 from .responses import _error
 from .runtime import RECEIVED_AT, RequestHandle, TraceRecord
 from .score import SCORE, score
-from .wire import VERSION
 from .server import FLUSH_OK, PROMETHEUS_CONTENT_TYPE, SimServer
+from .validate import (
+    CHAT,
+    COMPLETIONS,
+    GENERATE,
+    ContractRefusal,
+    Endpoint,
+    SchedulerAbort,
+    WireRefusal,
+    chat_stream_abort,
+    check_completion,
+    check_generate_body,
+    generate_stream_refusal,
+    read_body,
+)
+from .wire import VERSION
 
 # ------------------------------------------------------------------------------------------------- the app
 

@@ -90,8 +90,8 @@ async def _run(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, timel
 
     import uvicorn
 
-    from .app import create_app
     from . import stacks
+    from .app import create_app
     from .server import SimServer, UvicornGate, uvicorn_log_config
 
     server = SimServer(cfg, dep, mem, log, faults)

@@ -23,12 +23,12 @@ import time
 import uuid
 from typing import Any, AsyncIterator, Sequence
 
+from . import hidden, wire
 from .engine import SimRequest
 from .logprobs import LogprobAsk, asked_logprobs, attach, completion_logprobs, prompt_completion_logprobs
 from .runtime import RequestHandle, TraceRecord
-from .tokens import decode_ids
 from .shaping import _error, disconnected_message, merged, refused, stream_flags
-from . import hidden, wire
+from .tokens import decode_ids
 
 DEFAULT_MAX_TOKENS = 16  #: CompletionRequest.max_tokens
 

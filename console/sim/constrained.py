@@ -26,11 +26,11 @@ import re
 from typing import Any
 
 try:  # Python 3.11+: the parser behind re.compile
-    import re._parser as _sre_parse  # type: ignore[import-not-found]
     import re._constants as _sre_c  # type: ignore[import-not-found]
+    import re._parser as _sre_parse  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
     import sre_constants as _sre_c  # type: ignore[no-redef]
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 _WORDS = ("alpha", "delta", "orbit", "cedar", "ember", "harbor", "lumen", "meadow", "nova", "pixel", "quartz",
           "river", "summit", "tundra", "violet", "willow", "zephyr", "amber", "beacon", "canyon")

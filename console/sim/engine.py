@@ -27,10 +27,10 @@ from .acceptance import AcceptanceState, draw_accepted, tree_breadth
 from .adaptive import AdaptiveController
 from .args import ServerConfig
 from .deployment import Deployment
-from .memory import MemoryPlan, effective_max_running_requests
-from .steptime import NodeState, StepTimeModel
-from .scripted import match_stop_regex
 from .lengths import natural_length
+from .memory import MemoryPlan, effective_max_running_requests
+from .scripted import match_stop_regex
+from .steptime import NodeState, StepTimeModel
 from .text import TextStream
 
 

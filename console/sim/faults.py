@@ -14,7 +14,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from .faultspec import (  # noqa: F401  (re-exported: the fault kinds and the parser)
-    LOAD_KINDS, LOAD_PHASES, STREAM_KINDS, FaultSpec, FaultSpecError, parse_fault, parse_faults,
+    LOAD_KINDS,
+    LOAD_PHASES,
+    STREAM_KINDS,
+    FaultSpec,
+    FaultSpecError,
+    parse_fault,
+    parse_faults,
 )
 
 if TYPE_CHECKING:

@@ -15,10 +15,10 @@ Shapes (entrypoints/openai/protocol.py, serving_chat.py, utils.py `to_openai_sty
 
 from __future__ import annotations
 
-import math
-import random
 import base64
 import dataclasses
+import math
+import random
 import struct
 from dataclasses import dataclass, field
 from functools import lru_cache

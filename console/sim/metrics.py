@@ -23,7 +23,6 @@ from __future__ import annotations
 import bisect
 import os
 from dataclasses import dataclass, field
-
 from typing import Any, Callable
 
 from prometheus_client.utils import floatToGoString

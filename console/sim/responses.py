@@ -10,16 +10,15 @@ from typing import Any, AsyncIterator, Sequence
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
+from . import hidden, wire
 from .completions import CompletionShaping
 from .engine import SimRequest
 from .faults import TRUNCATE, faulted_stream
 from .logprobs import chat_logprobs
 from .outputs import OutputPlan
 from .runtime import RequestHandle, TraceRecord
-from .shaping import (DISCONNECT_POLL_S, TRUNCATED_MSG, _error, disconnected_message, merged, refused,  # noqa: F401
-                      stream_flags)
+from .shaping import DISCONNECT_POLL_S, TRUNCATED_MSG, _error, disconnected_message, merged, refused, stream_flags  # noqa: F401
 from .toolcalls import KimiStreamParser, parse_final
-from . import hidden, wire
 
 
 class FaultStreamingResponse(StreamingResponse):

@@ -27,21 +27,29 @@ from typing import Any
 
 from fastapi.responses import JSONResponse, Response
 
+from . import hidden
 from .args import ServerConfig
 from .deployment import Deployment
 from .engine import Engine, SimRequest
-from . import hidden
 from .faults import FaultState, crash_records, die, runtime_crash_message
+from .introspect import IntrospectionRoutes
 from .logfmt import SimLog
-from .logprobs import (LogprobAsk, SchedulerAbort, asked_logprobs, attach, generate_ask, stream_abort, uncap,
-                       with_logprobs)
+from .logprobs import (
+    LogprobAsk,
+    SchedulerAbort,
+    asked_logprobs,
+    attach,
+    generate_ask,
+    stream_abort,
+    uncap,
+    with_logprobs,
+)
 from .memory import MemoryPlan
 from .metrics import ConstantGauges, MetricsStore
-from .runtime import RECEIVED_AT, EngineRuntime, RequestHandle, TraceRecord, TraceStore
-from .introspect import IntrospectionRoutes
 from .requests import RequestError, RequestParsing
-from .timing import with_timing
 from .responses import TRUNCATED_MSG, ResponseShaping, _error
+from .runtime import RECEIVED_AT, EngineRuntime, RequestHandle, TraceRecord, TraceStore
+from .timing import with_timing
 
 WARMUP_IMAGE_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGA"
                     "hKmMIQAAAABJRU5ErkJggg==")

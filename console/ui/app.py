@@ -15,28 +15,28 @@ from typing import Any, Callable, Coroutine
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.css.query import NoMatches
 from textual.containers import Horizontal, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import Header, Static
 
+from console.core.exits import EXIT_ENGINE, EXIT_OK
+from console.core.measure.plots import sparkline
+from console.core.run import events as E
 from console.core.run.cell import ANCHOR_PROTOCOL, CellProtocol
 from console.core.run.events import Event
 from console.core.run.protocol import ConsoleRuntime
-from console.ui.iothread import IoThread
-from console.core.measure.plots import sparkline
 from console.ui import render
-from console.core.exits import EXIT_ENGINE, EXIT_OK
-from console.core.run import events as E
+from console.ui.iothread import IoThread
 from console.ui.messages import CommandDone, CommandFailed, RuntimeEvent
-from console.ui.widgets.footer import NARROW_BELOW as FOOTER_NARROW_BELOW, ConsoleFooter
-from console.ui.screens.help import HelpScreen
-from console.ui.screens.logs import LogScreen
-from console.ui.screens.run_cell import RunCellScreen
 from console.ui.screens.chat import ChatScreen
 from console.ui.screens.flip import FlipScreen
 from console.ui.screens.forecast import ForecastScreen
-from console.ui.screens.sessions import SessionsScreen
+from console.ui.screens.help import HelpScreen
+from console.ui.screens.logs import LogScreen
 from console.ui.screens.pair import PairScreen, PairState
+from console.ui.screens.run_cell import RunCellScreen
+from console.ui.screens.sessions import SessionsScreen
+from console.ui.widgets.footer import NARROW_BELOW as FOOTER_NARROW_BELOW, ConsoleFooter
 
 RuntimeFactory = Callable[[Callable[[Event], None]], ConsoleRuntime]
 

@@ -8,6 +8,7 @@ import concurrent.futures
 import threading
 from typing import Any, Coroutine
 
+
 class IoThread:
     """An asyncio loop in a daemon thread: the TUI submits coroutines here, so network timing never
     waits for a repaint."""

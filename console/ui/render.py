@@ -12,9 +12,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from console.core.arm import FAMILY_NAMES
 from console.core.launch.logparse import StartupProgress
 from console.core.measure import stats
-from console.core.arm import FAMILY_NAMES
 from console.core.measure.plots import bar, histogram_strip, sparkline
 from console.core.run.state import CellProgress, RuntimeState
 from console.core.sessions.adaptive import distribution_text

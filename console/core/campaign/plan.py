@@ -707,6 +707,7 @@ def _forecast_prior(cells: list[tuple[Path, dict[str, Any]]], p: Profile, cp: Ce
     recorded complete cell of another depth of its family (same draft model, KV dtype, model, set, concurrency
     and output length): the one forecast (`sessions.browse.cell_forecast`)."""
     import json
+
     from console.core.arm import Arm
     from console.core.sessions.browse import cell_forecast
     arm = p.arm

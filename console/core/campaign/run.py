@@ -24,7 +24,14 @@ from typing import Any, Callable
 
 from console.core.campaign import journal as J
 from console.core.campaign.plan import (
-    ArmSpec, CellPlan, Estimate, Plan, kv_needed, load_plan, max_prompt_tokens, parse_plan,
+    ArmSpec,
+    CellPlan,
+    Estimate,
+    Plan,
+    kv_needed,
+    load_plan,
+    max_prompt_tokens,
+    parse_plan,
 )
 from console.core.fmt import utc_iso, utc_stamp
 from console.core.launch.ports import free_port

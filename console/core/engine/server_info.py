@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from console.core.arm import Arm
-from console.core.arm import json_int as _i
+from console.core.arm import Arm, json_int as _i
 
 SIM_PREFIX = "sim:"
 

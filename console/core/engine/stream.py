@@ -18,8 +18,8 @@ from typing import Any, Callable
 import httpx
 
 from console.core.engine.sse import SSEParser
-from console.core.measure.records import RequestRecord
 from console.core.fmt import one_line
+from console.core.measure.records import RequestRecord
 
 NS = 1_000_000_000
 

@@ -32,11 +32,16 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from console.core.launch.flags import PINNED_VERSION, FlagCatalogue, FlagSpec, build_parser, pinned_catalogue
 from console.core.launch.catalogue_cache import CatalogueResolution, Runner, resolve_catalogue
+from console.core.launch.flags import PINNED_VERSION, FlagCatalogue, FlagSpec, build_parser, pinned_catalogue
 from console.core.launch.profile import Profile
 from console.core.launch.rules import (
-    FLAG_CHANGES, Finding, RuleContext, evaluate, flag_change_finding, parse_version,
+    FLAG_CHANGES,
+    Finding,
+    RuleContext,
+    evaluate,
+    flag_change_finding,
+    parse_version,
 )
 
 # profile field that emits each flag (for error messages)

@@ -26,8 +26,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Callable
 
-from console.core.redaction import relay_redacted
 from console.core.launch.logparse import StartupParser, StartupProgress
+from console.core.redaction import relay_redacted
 
 _LIVE: set["EngineProcess"] = set()
 _LIVE_LOCK = threading.Lock()

@@ -18,7 +18,6 @@ from typing import Any
 
 from console.core.arm import Arm
 
-
 FAMILIES = ("none", "eagle3", "eagle", "dflash", "ngram", "standalone")
 ALGORITHM = {"eagle3": "EAGLE3", "eagle": "EAGLE", "dflash": "DFLASH", "ngram": "NGRAM", "standalone": "STANDALONE"}
 KV_DTYPES = ("auto", "fp8_e5m2", "fp8_e4m3", "mxfp8", "bf16", "bfloat16", "nvfp4", "fp4_mx_block16")

@@ -11,8 +11,19 @@ from pathlib import Path
 from typing import Any
 
 from console.core.report import plot as P
-from console.core.report.html import (Figure, Report, _Wrap, _acceptance_figures, _banner, _n, _provenance, _rel,
-                                      _strip_figure, _table, request_points)
+from console.core.report.html import (
+    Figure,
+    Report,
+    _acceptance_figures,
+    _banner,
+    _n,
+    _provenance,
+    _rel,
+    _strip_figure,
+    _table,
+    _Wrap,
+    request_points,
+)
 from console.core.sessions.report import cell_report
 from console.core.sessions.store import load_rows, read_json
 

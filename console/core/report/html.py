@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from console import __version__
-from console.core.fmt import num as _n
-from console.core.fmt import utc_iso
+from console.core.fmt import num as _n, utc_iso
 from console.core.measure import stats
 from console.core.measure.pairs import PairStats, speeds
 from console.core.redaction import redact_argv, redact_mapping

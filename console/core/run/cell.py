@@ -16,10 +16,10 @@ from typing import Any, Callable, Protocol as TypingProtocol
 
 from console.core.engine.admin import AdminClient, AdminError
 from console.core.engine.stream import StreamClient
+from console.core.fmt import utc_iso
 from console.core.measure import stats
 from console.core.measure.records import RequestRecord
 from console.core.sessions.store import CellWriter
-from console.core.fmt import utc_iso
 from console.core.workload.prompts import Prompt, PromptSet
 
 

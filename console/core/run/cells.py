@@ -7,17 +7,20 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from console.core.run.cell import CellProtocol, CellResult, is_transport_error, run_cell
+from console.core.fmt import utc_iso
 from console.core.measure.records import RequestRecord
+from console.core.run.cell import CellProtocol, CellResult, is_transport_error, run_cell
+from console.core.run.events import (
+    CellFinished,
+    CellStarted,
+    CellStatus,
+    RequestFinished,
+)
+from console.core.run.resume import _spec_dict, check_resumable
+from console.core.run.state import KEEP_ROWS, CellProgress
 from console.core.sessions.adaptive import append_request_steps, write_adaptive_summary
 from console.core.sessions.store import CellWriter, load_rows, read_json
 from console.core.workload.prompts import load_set
-from console.core.run.events import (
-    CellFinished, CellStarted, CellStatus, RequestFinished,
-)
-from console.core.run.resume import _spec_dict, check_resumable
-from console.core.run.state import CellProgress, KEEP_ROWS
-from console.core.fmt import utc_iso
 
 
 class Cells:

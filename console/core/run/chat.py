@@ -34,13 +34,12 @@ from typing import Any, Callable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from console.core.engine.stream import InFlight, copy_spec_fields, record_content_chunk
+from console.core.fmt import one_line, utc_iso
 from console.core.measure import stats
 from console.core.measure.plots import SPARK
 from console.core.measure.records import RequestRecord
 from console.core.redaction import redact_json, redact_mapping, redact_text
 from console.core.sessions.store import write_json
-from console.core.fmt import utc_iso
-from console.core.fmt import one_line
 
 NS = 1_000_000_000
 CHAT_SCHEMA = 1

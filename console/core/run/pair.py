@@ -16,14 +16,13 @@ from typing import Any, Callable
 
 from console.core.launch.process import EngineLost
 from console.core.launch.profile import Profile
-from console.core.redaction import redact_argv
-from console.core.run.cell import CellProtocol
-from console.core.run.cell import Leg as CellLeg
-from console.core.run.cell import run_legs
 from console.core.measure.pairs import PairStats, parse_order
+from console.core.redaction import redact_argv
+from console.core.run.cell import CellProtocol, Leg as CellLeg, run_legs
 from console.core.run.runtime import Runtime
-from console.core.workload.prompts import load_set
 from console.core.sessions.pairs import Leg, write_pair
+from console.core.workload.prompts import load_set
+
 
 @dataclass
 class PairSpec:

@@ -17,26 +17,34 @@ from pathlib import Path
 from typing import Any, Callable
 
 from console.core.engine.admin import ATTACH_KEY_HINT, PROFILE_KEY_HINT, AdminClient, AdminError, normalize_url
-from console.core.launch.preflight import PreflightRefused
 from console.core.engine.server_info import ServerInfo
 from console.core.engine.stream import StreamClient
-from console.core.launch.logparse import StartupProgress
+from console.core.fmt import utc_iso
 from console.core.launch.history import launch_history
-from console.core.launch.preflight import has_errors, preflight
+from console.core.launch.logparse import StartupProgress
+from console.core.launch.ports import free_port, port_in_use
+from console.core.launch.preflight import PreflightRefused, has_errors, preflight
 from console.core.launch.process import EngineDied, EngineProcess, EngineTimeout, describe_exit
 from console.core.launch.profile import Profile, profile_from_server_info, profile_to_toml
 from console.core.redaction import redact_argv
+from console.core.run.cells import Cells
+from console.core.run.events import (
+    Attached,
+    Died,
+    Event,
+    Failed,
+    Launching,
+    Preflight,
+    Ready,
+    Startup,
+    Stopped,
+)
 from console.core.run.monitor import LiveMonitor
+from console.core.run.state import ArmRecord, RuntimeState
+from console.core.run.telemetry import Telemetry
 from console.core.sessions.store import Session, node_fingerprint, sessions_root
 from console.core.telemetry.nvml import NvmlPoller
-from console.core.run.cells import Cells
-from console.core.run.telemetry import Telemetry
-from console.core.run.events import (
-    Attached, Died, Event, Failed, Launching, Preflight, Ready, Startup, Stopped,
-)
-from console.core.launch.ports import free_port, port_in_use
-from console.core.run.state import ArmRecord, RuntimeState
-from console.core.fmt import utc_iso
+
 
 class Runtime(Telemetry, Cells):
     def __init__(

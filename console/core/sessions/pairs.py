@@ -7,8 +7,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from console.core.fmt import num as _n
-from console.core.fmt import utc_iso
+from console.core.fmt import num as _n, utc_iso
 from console.core.measure.pairs import PairStats, pair_stats, speeds
 from console.core.measure.plots import histogram_lines, position_bars
 from console.core.sessions.report import time_scale_note

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from console import __version__
-from console.core.redaction import redact_mapping
-from console.core.measure.records import RequestRecord
 from console.core.fmt import utc_stamp
+from console.core.measure.records import RequestRecord
+from console.core.redaction import redact_mapping
 
 SESSION_SCHEMA = 1
 
