@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from console.authoring.gen_fit import LONG_FIT, SHORT_FIT, Messages, fit, pick
 
@@ -714,10 +715,10 @@ def f_poly(rng: random.Random, short: bool) -> Problem:
             cur = b[:-1]
         blocks.append(Block("user", "Do the synthetic divisions for the integer roots you found."))
         blocks.append(Block("assistant", table(["divisor", "dividend coefficients", "quotient", "remainder"]), sd))
-    final = (f"Give a detailed solution: (a) factor $p$ completely over $\\mathbb{{Q}}$, $\\mathbb{{R}}$ and "
-             f"$\\mathbb{{C}}$; (b) compute $\\sum z_i^2$ and $\\sum z_i^3$ with Newton's identities and check them "
-             f"against the roots; (c) determine the intervals where $p(x) > 0$; (d) find the number of real critical "
-             f"points of $p$ and justify it.")
+    final = ("Give a detailed solution: (a) factor $p$ completely over $\\mathbb{Q}$, $\\mathbb{R}$ and "
+             "$\\mathbb{C}$; (b) compute $\\sum z_i^2$ and $\\sum z_i^3$ with Newton's identities and check them "
+             "against the roots; (c) determine the intervals where $p(x) > 0$; (d) find the number of real critical "
+             "points of $p$ and justify it.")
     if short:
         final = "Factor $p$ completely using the table and the rational root test, and check with Vieta's formulas."
     return Problem("polynomial-roots", blocks, final, pick(rng, SYSTEMS))

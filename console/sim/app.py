@@ -9,8 +9,9 @@ import gc
 import secrets
 import time
 import uuid
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
@@ -336,7 +337,7 @@ def create_app(server: SimServer) -> FastAPI:
                     elif isinstance(value, (int, float)) and not isinstance(value, bool):
                         lines += [f"# TYPE sglang_{key} gauge", f'sglang_{key}{{dp_rank="0"}} {value}']
             return Response(content="\n".join(lines) + "\n", media_type=PROMETHEUS_CONTENT_TYPE)
-        return JSONResponse({"timestamp": datetime.now(timezone.utc).isoformat(), "version": VERSION,
+        return JSONResponse({"timestamp": datetime.now(UTC).isoformat(), "version": VERSION,
                              "accelerator": server.dep.node.gpu_name, "num_accelerators": server.cfg.tp_size,
                              "loads": loads})
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 import dataclasses
 import time
 import uuid
-from typing import Any, AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 from . import hidden, wire
 from .engine import SimRequest

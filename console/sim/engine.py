@@ -20,8 +20,9 @@ from __future__ import annotations
 import os
 import random
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .acceptance import AcceptanceState, draw_accepted, tree_breadth
 from .adaptive import AdaptiveController
@@ -144,11 +145,11 @@ class EngineObserver:
 
     def on_admit(self, req: SimRequest) -> None: ...
 
-    def on_retract(self, reqs: list["SimRequest"]) -> None: ...
+    def on_retract(self, reqs: list[SimRequest]) -> None: ...
 
-    def on_scheduler_stats(self, stats: "SchedulerStats") -> None: ...
+    def on_scheduler_stats(self, stats: SchedulerStats) -> None: ...
 
-    def on_forward(self, plan: "StepPlan", fresh_tokens: int, cached_tokens: int, generated: int) -> None:
+    def on_forward(self, plan: StepPlan, fresh_tokens: int, cached_tokens: int, generated: int) -> None:
         """A forward was committed: prefill tokens of first-time requests (`fresh_tokens`, retracted re-prefills
         excluded) and their cached prefix tokens, or the tokens a decode step generated."""
 

@@ -179,7 +179,7 @@ class LogprobAsk:
     _inputs: dict[str, list[Any]] | None = None
     _outputs: dict[str, list[Any]] = field(default_factory=lambda: {"token": [], "top": [], "ids": []})
 
-    def copy(self) -> "LogprobAsk":
+    def copy(self) -> LogprobAsk:
         """The ask for another sample of the same prompt (its own outputs, the same inputs)."""
         return dataclasses.replace(self, _outputs={"token": [], "top": [], "ids": []})
 

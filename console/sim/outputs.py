@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .constrained import constrained_text, constraint_of, stop_regexes
 from .hidden import check as check_hidden

@@ -4,7 +4,8 @@ several engine requests (n > 1, batches of prompts) and the stream's usage flags
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 from fastapi.responses import JSONResponse
 

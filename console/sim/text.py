@@ -20,8 +20,8 @@ seed gives the same text, token for token.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable
 
 #: English words (most frequent first) that are one token with a leading space in o200k_base and in SmolLM2's BPE
 PROSE_WORDS: tuple[str, ...] = tuple("""

@@ -9,8 +9,9 @@ import gc
 import os
 import sys
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Callable, Coroutine
+from typing import Any
 
 from textual import work
 from textual.app import App, ComposeResult

@@ -6,7 +6,7 @@ from `console.core.measure.stats`. Kept pure so panels are unit-testable and sna
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table

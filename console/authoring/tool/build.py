@@ -11,7 +11,8 @@ Eight scenario families, two variants each (different organisation, task, tool o
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from console.authoring.gen_fit import LONG_FIT, SHORT_FIT, fit
 from console.authoring.tool.families.cloud import fam_cloud

@@ -18,9 +18,10 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from console.core.campaign import journal as J
 from console.core.campaign.plan import (
@@ -483,7 +484,7 @@ class CampaignRunner:
             if not taken:  # a cell shorter than one round trip still records one sample (its queue counters)
                 try:
                     await asyncio.wait_for(one(), timeout=5)
-                except (asyncio.TimeoutError, asyncio.CancelledError):
+                except (TimeoutError, asyncio.CancelledError):
                     pass
             raise
 

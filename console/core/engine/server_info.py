@@ -56,7 +56,7 @@ class ServerInfo:
         return any(isinstance(x, str) and x.startswith(SIM_PREFIX) for x in (self.model_path, self.served_model_name))
 
     @classmethod
-    def parse(cls, d: dict[str, Any]) -> "ServerInfo":
+    def parse(cls, d: dict[str, Any]) -> ServerInfo:
         if not isinstance(d, dict):
             raise ValueError("/server_info: expected a JSON object")
         states = d.get("internal_states") or []

@@ -20,9 +20,9 @@ import errno
 import os
 import shutil
 import socket
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 from console.core.launch.profile import Profile
 from console.core.telemetry.nvml import GpuSnapshot, foreign_processes
@@ -100,7 +100,7 @@ def port_holder(port: int, proc_root: Path = Path("/proc")) -> tuple[int, str] |
         return None
     targets = {f"socket:[{i}]" for i in inodes}
     try:
-        pids = sorted((int(p.name) for p in proc_root.iterdir() if p.name.isdigit()))
+        pids = sorted(int(p.name) for p in proc_root.iterdir() if p.name.isdigit())
     except OSError:
         return None
     for pid in pids:

@@ -23,13 +23,14 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from console.core.launch.logparse import StartupParser, StartupProgress
 from console.core.redaction import relay_redacted
 
-_LIVE: set["EngineProcess"] = set()
+_LIVE: set[EngineProcess] = set()
 _LIVE_LOCK = threading.Lock()
 
 
@@ -225,11 +226,11 @@ class EngineProcess:
 
     async def wait_ready(
         self,
-        ready: Callable[[], "asyncio.Future[bool] | object"],
+        ready: Callable[[], asyncio.Future[bool] | object],
         timeout_s: float = 3600.0,
         poll_s: float = 0.1,
         on_progress: Callable[[StartupProgress], None] | None = None,
-        also: list["EngineProcess"] | None = None,
+        also: list[EngineProcess] | None = None,
     ) -> StartupProgress:
         """Poll `ready()` (an async callable returning True on `/ready` 200) every `poll_s` while
         tailing the log; raise `EngineDied` as soon as the child (or one of `also`, the other node ranks)

@@ -121,7 +121,7 @@ class Profile:
     def _where(self) -> str:
         return str(self.path) if self.path else f"profile {self.name}"
 
-    def with_sim(self) -> "Profile":
+    def with_sim(self) -> Profile:
         return replace(self, engine_python=SIM_ENGINE)
 
     # --- compile -------------------------------------------------------------------------
@@ -218,7 +218,7 @@ class Profile:
         return out
 
 
-def profile_from_server_info(info, url: str, name: str | None = None) -> "Profile":
+def profile_from_server_info(info, url: str, name: str | None = None) -> Profile:
     """The arm a running server is serving, read back from its resolved `/server_info` (attach)."""
     import httpx
     u = httpx.URL(url if "://" in url else "http://" + url)
@@ -252,7 +252,7 @@ def _toml_value(v) -> str:
     return json.dumps(str(v))
 
 
-def profile_to_toml(p: "Profile") -> str:
+def profile_to_toml(p: Profile) -> str:
     """A profile file equivalent to `p` (what `load_profile` reads back); secrets are never written."""
     sections: list[tuple[str, dict]] = [
         ("", {"name": p.name, "description": p.description}),

@@ -24,8 +24,8 @@ Every forecast carries what it was computed from, so it can be checked after the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Sequence
 
 import numpy as np
 
@@ -140,7 +140,7 @@ class ProbeFit:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, d: dict) -> "ProbeFit":
+    def from_json(cls, d: dict) -> ProbeFit:
         def sf(x: dict | None) -> SlopeFit | None:
             if not x:
                 return None

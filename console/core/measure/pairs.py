@@ -15,8 +15,8 @@ Every figure comes with its n and spread. Everything is recomputable from the le
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Sequence
 
 import numpy as np
 

@@ -10,10 +10,11 @@ pass through core.redaction once more on their way into it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from console import __version__
 from console.core.fmt import num as _n, utc_iso

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
-from typing import Sequence
 
 # One palette for the console's plots: arms A/B first, then further cells/arms.
 PALETTE = ("#1f6fb4", "#d1495b", "#2a9d5c", "#e0901b", "#7b4fb4", "#3b9bb5", "#a05a2c", "#6b6b6b")
@@ -431,7 +431,7 @@ def text_width(s: str, size: float) -> float:
     return 0.58 * size * len(s)
 
 
-def _legend_lines(series: Sequence["Series"], avail: float) -> list[int]:
+def _legend_lines(series: Sequence[Series], avail: float) -> list[int]:
     """The legend line of each entry: entries flow left to right and wrap."""
     out, x, line = [], 0.0, 0
     for s in series:
@@ -443,7 +443,7 @@ def _legend_lines(series: Sequence["Series"], avail: float) -> list[int]:
     return out
 
 
-def _legend(sc: Scene, series: Sequence["Series"], x0: float, x1: float, lines: list[int]) -> None:
+def _legend(sc: Scene, series: Sequence[Series], x0: float, x1: float, lines: list[int]) -> None:
     x, cur = x0, 0
     for s, line in zip(series, lines):
         if line != cur:

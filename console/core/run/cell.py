@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Protocol as TypingProtocol
+from typing import Any, Protocol as TypingProtocol
 
 from console.core.engine.admin import AdminClient, AdminError
 from console.core.engine.stream import StreamClient

@@ -143,7 +143,7 @@ class Cells:
     def request_stop_cell(self) -> None:
         self._stop_cell = True
 
-    def forecast_base(self) -> "CellProgress | None":
+    def forecast_base(self) -> CellProgress | None:
         """The cell a forecast of the running arm starts from: its latest measured cell with per-position
         acceptance, preferring a measurement cell to the short anchor."""
         arm = len(self.state.arms) - 1

@@ -27,10 +27,10 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from console.core.engine.stream import InFlight, copy_spec_fields, record_content_chunk
@@ -338,7 +338,7 @@ class ChatSession:
         self._save_n: int | None = None
 
     @classmethod
-    def on_server(cls, target: "ChatTarget", **kw: Any) -> "ChatSession":
+    def on_server(cls, target: ChatTarget, **kw: Any) -> ChatSession:
         """A session on a server the console is connected to: its URL and key, the /server_info it read (served
         model name, arm, K), whether it is the twin and its time scale (`Runtime.chat_target()`)."""
         kw.setdefault("simulated", target.simulated)
@@ -346,7 +346,7 @@ class ChatSession:
         return cls(target.url, target.api_key, **_server_kw(target.server, kw))
 
     @classmethod
-    async def for_url(cls, url: str, api_key: str | None = None, **kw: Any) -> "ChatSession":
+    async def for_url(cls, url: str, api_key: str | None = None, **kw: Any) -> ChatSession:
         """A session on another server (arm B on a second node, a router in front of it, or the same server
         with other sampling): its served model name, spec label, K and version read from its /server_info.
         Raises AdminError with one line when the server cannot be read."""

@@ -10,9 +10,10 @@ A, B, A, B … after one warm-up and one cache flush, so time affects both arms 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from console.core.launch.process import EngineLost
 from console.core.launch.profile import Profile

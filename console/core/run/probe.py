@@ -25,9 +25,10 @@ What each family holds constant (read from SGLang 0.5.23's speculative code and 
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from console.core.fmt import utc_iso
 from console.core.launch.profile import Profile

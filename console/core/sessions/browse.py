@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from console.core.arm import Arm
 from console.core.measure import stats
@@ -143,7 +144,7 @@ def _parse_utc(text: Any) -> datetime | None:
         return None
     for fmt in ("%Y%m%dT%H%M%SZ", "%Y-%m-%dT%H:%M:%SZ"):
         try:
-            return datetime.strptime(text, fmt).replace(tzinfo=timezone.utc)
+            return datetime.strptime(text, fmt).replace(tzinfo=UTC)
         except ValueError:
             continue
     return None
@@ -285,7 +286,7 @@ def _created(d: Path, meta: dict[str, Any]) -> datetime | None:
         t = _parse_utc(d.name.split("-", 1)[0])
     if t is None:
         try:
-            t = datetime.fromtimestamp(d.stat().st_mtime, tz=timezone.utc)
+            t = datetime.fromtimestamp(d.stat().st_mtime, tz=UTC)
         except OSError:
             return None
     return t
@@ -334,7 +335,7 @@ def list_sessions(root: Path) -> list[SessionSummary]:
         else:
             dirs += [x for x in sorted(d.iterdir()) if not x.name.startswith(".") and looks_like_session(x)]
     out = [read_session(d) for d in dirs]
-    epoch = datetime.fromtimestamp(0, tz=timezone.utc)
+    epoch = datetime.fromtimestamp(0, tz=UTC)
     out.sort(key=lambda s: (s.created or epoch, s.name), reverse=True)
     return out
 
@@ -562,7 +563,7 @@ def cell_forecast(cell_dir: Path, depths: Sequence[int] | None = None, *, verify
 
 
 def utc_now() -> datetime:
-    return datetime.fromtimestamp(time.time(), tz=timezone.utc)
+    return datetime.fromtimestamp(time.time(), tz=UTC)
 
 
 __all__ = ["CellEntry", "PairEntry", "SessionSummary", "list_sessions", "read_session", "read_cell", "read_pair",

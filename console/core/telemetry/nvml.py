@@ -11,8 +11,9 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 try:  # nvidia-ml-py is a dependency, but keep the import failure readable
     import pynvml as _nvml

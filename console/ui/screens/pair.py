@@ -4,8 +4,9 @@ left (escape) while the pair goes on."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from rich.console import Group
 from rich.table import Table

@@ -17,10 +17,10 @@ injectable clock so snapshots do not depend on the wall clock.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
 
 from rich.table import Table
 from rich.text import Text

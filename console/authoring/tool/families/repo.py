@@ -78,7 +78,7 @@ def fam_repo(rng: random.Random, variant: int) -> Scenario:
     ]
     steps: list[Step] = []
     out = ["============================= test session starts ==============================",
-           f"platform linux -- Python 3.12.4, pytest-8.3.2, pluggy-1.5.0", f"rootdir: /workspace/{repo}",
+           "platform linux -- Python 3.12.4, pytest-8.3.2, pluggy-1.5.0", f"rootdir: /workspace/{repo}",
            "configfile: pyproject.toml", "plugins: anyio-4.4.0, cov-5.0.0", f"collected {rng.randrange(180, 420)} items",
            ""]
     for j in range(rng.randrange(14, 24)):

@@ -169,8 +169,8 @@ def fam_sre(rng: random.Random, variant: int) -> Scenario:
     final = pick(rng, [
         "Here is the latest result. What is your next step? Give a short numbered plan for the rest of the "
         "investigation (at most five steps), then make exactly one tool call.",
-        f"The incident commander asks for a decision within ten minutes. Based on everything above, lay out what "
-        f"you believe happened and what you will do next, then emit the next <tool_call>.",
+        "The incident commander asks for a decision within ten minutes. Based on everything above, lay out what "
+        "you believe happened and what you will do next, then emit the next <tool_call>.",
     ])
     return Scenario("sre-incident", org, pick(rng, ["the on-call site reliability agent", "an incident-response "
                                                     "assistant"]), tools[:] if variant == 0 else
