@@ -520,7 +520,6 @@ def _cf_rows(d: int, n: int) -> list[str]:
 
 
 def _pell_fundamental(d: int) -> tuple[int, int]:
-    x, y = math.isqrt(d), 1
     a0 = math.isqrt(d)
     m, dd, a = 0, 1, a0
     p2, p1, q2, q1 = 1, a0, 0, 1
@@ -581,7 +580,6 @@ def _cf_period(d: int) -> int:
 
 def f_graph(rng: random.Random, short: bool) -> Problem:
     V = rng.randrange(6, 8) if short else rng.randrange(80, 90)
-    names = [f"v_{{{i}}}" for i in range(V)]
     edges: dict[tuple[int, int], int] = {}
     for i in range(1, V):
         edges[(rng.randrange(i), i)] = rng.randrange(2, 30)

@@ -687,7 +687,7 @@ def build_long() -> list[dict[str, Any]]:
             msgs: Messages = [{"role": "system", "content": system}, {"role": "user", "content": opening},
                               {"role": "assistant", "content": reply}]
             left = n
-            for d, src, ch, ask, dseed in plan:
+            for _d, _src, ch, ask, dseed in plan:
                 if left <= 0:
                     break
                 part = ch[:left]

@@ -229,7 +229,7 @@ class ResponseShaping(CompletionShaping):
             for req, rec in zip(reqs, recs):
                 self.trace.finish(rec, req)
             return _error(disconnected_message(reqs[0].rid))
-        for req, rec in zip(reqs, recs):
+        for req, _rec in zip(reqs, recs):
             if refused(req):
                 for r2, rec2 in zip(reqs, recs):
                     self.trace.finish(rec2, r2)

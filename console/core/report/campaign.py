@@ -75,7 +75,7 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
     # --- routing -------------------------------------------------------------------------------------------
     rep.sections.append('<h2 id="routing">Routing table</h2>')
     rows, ivs, fig_rows = [], [], []
-    for i, r in enumerate(a.get("routing") or []):
+    for _i, r in enumerate(a.get("routing") or []):
         arms = "; ".join(f"{_arm_key(x['arm'], x['node'], multi)} {_n(x['median_tok_s'])} (n {x['n']}, τ "
                          f"{_n(x['tau'], '.2f')}, ${_n(x['usd_per_m_tokens'], '.2f')}/M)" for x in r.get("arms") or [])
         call = r.get("decision") or r.get("winner") or "—"  # the verdict, its Δ and CI, in one sentence

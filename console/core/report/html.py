@@ -268,7 +268,7 @@ def _provenance(base: Path, meta: dict[str, Any], cells: list[tuple[Path, dict[s
     for i, arm in enumerate([a for a in meta.get("arms") or [] if a.get("argv")], 1):  # launches; anchors have no argv
         launches.append((str(i), arm.get("profile") or "—", arm.get("log") or "—", _argv(arm["argv"])))
     seen = set()
-    for d, r in cells:  # a cell without a session (or an attach) records its own argv
+    for d, _r in cells:  # a cell without a session (or an attach) records its own argv
         m = _manifest(d)
         argv = m.get("launch_argv")
         if argv and not launches:

@@ -128,7 +128,7 @@ def fam_sre(rng: random.Random, variant: int) -> Scenario:
 
     def log_step(sv: str, query: str, thought: str) -> None:
         lines = []
-        for j in range(rng.randrange(18, 32)):
+        for _j in range(rng.randrange(18, 32)):
             msg = pick(rng, LOG_ERRORS).format(ms=rng.randrange(200, 30000), dep=pick(rng, [dep1, dep1, dep2]),
                                                pool=rng.randrange(16, 128), wait=rng.randrange(1, 400),
                                                att=rng.randrange(1, 6))
