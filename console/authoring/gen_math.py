@@ -383,7 +383,7 @@ def f_regression(rng: random.Random, short: bool) -> Problem:
     topic = pick(rng, [("advertising spend (thousand EUR)", "weekly sales (thousand EUR)"),
                        ("hours of study", "exam score"), ("temperature (°C)", "electricity demand (MWh)"),
                        ("fertiliser (kg per plot)", "yield (kg per plot)")])
-    tot = (sum(xs), sum(ys), sum(x * x for x in xs), sum(x * y for x, y in zip(xs, ys)), sum(y * y for y in ys))
+    tot = (sum(xs), sum(ys), sum(x * x for x in xs), sum(x * y for x, y in zip(xs, ys, strict=True)), sum(y * y for y in ys))
     ctx = (f"A sample of $n = {n}$ observations relates $x$ = {topic[0]} to $y$ = {topic[1]}. We fit the simple "
            f"linear model $y_i = \\beta_0 + \\beta_1 x_i + \\varepsilon_i$ with independent "
            f"$\\varepsilon_i \\sim N(0, \\sigma^2)$. Over the whole sample, $\\sum x_i = {tot[0]:.1f}$, "
@@ -397,7 +397,7 @@ def f_regression(rng: random.Random, short: bool) -> Problem:
            f"\\approx {1.96 + 2.4 / (n - 2):.3f}$.")
     blocks = [Block("user", ctx if short else ctx + "\n\n" + lem)]
     rows, sx, sy, sxx, sxy, syy = [], 0.0, 0.0, 0.0, 0.0, 0.0
-    for i, (x, y) in enumerate(zip(xs, ys), 1):
+    for i, (x, y) in enumerate(zip(xs, ys, strict=True), 1):
         sx, sy, sxx, sxy, syy = sx + x, sy + y, sxx + x * x, sxy + x * y, syy + y * y
         rows.append(row(i, x, y, fmt(x * x, 2), fmt(x * y, 3), fmt(sx, 1), fmt(sy, 2), fmt(sxx, 2), fmt(sxy, 3)))
     blocks.append(Block("assistant", "The observations in the order they were collected, with running sums (they "
@@ -676,7 +676,7 @@ def f_poly(rng: random.Random, short: bool) -> Problem:
         qc += 1
     coeffs = [1, qb, qc]
     for r in roots:
-        coeffs = [c - r * p for c, p in zip(coeffs + [0], [0] + coeffs)]
+        coeffs = [c - r * p for c, p in zip(coeffs + [0], [0] + coeffs, strict=True)]
     deg = len(coeffs) - 1
     terms = []
     for k, c in enumerate(coeffs):

@@ -618,7 +618,7 @@ def _legal_parts(count: int) -> list[list[Lic]]:
                     min((b for b in blanks if b > cuts[-1]), key=lambda b: abs(pos[b] - want)))
     cuts.append(len(flat))
     parts = []
-    for a, b in zip(cuts, cuts[1:]):
+    for a, b in zip(cuts, cuts[1:], strict=False):
         group: list[Lic] = []
         for lic, i, _t in flat[a:b]:
             if i < 0:

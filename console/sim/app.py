@@ -258,7 +258,7 @@ def create_app(server: SimServer) -> FastAPI:
             return failed
         if batch is not None:
             reqs = []
-            for base, (factory, stop_re) in zip(bases, plans):
+            for base, (factory, stop_re) in zip(bases, plans, strict=True):
                 for r in fan_out(base, max(1, n)):
                     r.words_factory, r.stop_regex = factory, stop_re
                     if n > 1:  # each sample its own rid (regenerate_rid), the first too

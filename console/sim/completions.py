@@ -200,12 +200,12 @@ class CompletionShaping:
                                   recs: Sequence[TraceRecord], body: dict[str, Any], request: Any = None) -> Any:
         created = int(time.time())
         if not await self._finish_all(reqs, handles, request):  # type: ignore[attr-defined]
-            for req, rec in zip(reqs, recs):
+            for req, rec in zip(reqs, recs, strict=True):
                 self.trace.finish(rec, req)  # type: ignore[attr-defined]
             return _error(disconnected_message(reqs[0].rid))
         for req in reqs:
             if refused(req):
-                for r2, rec2 in zip(reqs, recs):
+                for r2, rec2 in zip(reqs, recs, strict=True):
                     self.trace.finish(rec2, r2)  # type: ignore[attr-defined]
                 return _error(req.finish_reason["message"], 503, "503")
         n_per = int(body.get("n") or 1)
@@ -237,7 +237,7 @@ class CompletionShaping:
         spec = self._spec_ext(reqs, body)  # type: ignore[attr-defined]
         if spec is not None:
             out["sglext"] = {"spec_tokens_details": spec}
-        for req, rec in zip(reqs, recs):
+        for req, rec in zip(reqs, recs, strict=True):
             rec.chunk(req.n_out)
             self.trace.finish(rec, req)  # type: ignore[attr-defined]
         return out

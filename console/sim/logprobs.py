@@ -324,7 +324,7 @@ def _output_entries(req: SimRequest, ask: LogprobAsk, sim_seed: int, n: int) -> 
     if n > done:
         key, greedy = _seed_key(req, sim_seed), req.temperature == 0
         ids = req.output_ids(n)
-        for (pos, piece), tid in zip(_tokens(req, done, n), ids[done:n]):
+        for (pos, piece), tid in zip(_tokens(req, done, n), ids[done:n], strict=False):
             token, tops, chosen = _position(key, pos, tid, piece, greedy, ask)
             out["token"].append(token)
             out["top"].append(tops)
@@ -408,7 +408,7 @@ def prompt_completion_logprobs(req: SimRequest) -> dict[str, Any]:
     if ask is None:
         return out
     inp = _input_entries(req, ask)
-    for token, top in zip(inp["token"], inp["top"]):
+    for token, top in zip(inp["token"], inp["top"], strict=True):
         out["text_offset"].append(-1)
         out["token_logprobs"].append(token[0])
         out["tokens"].append(lossless(token[1], token[2]))

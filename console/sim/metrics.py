@@ -381,7 +381,7 @@ class MetricsStore(EngineObserver):
             for labels, h in fam.items():
                 sample(f"{name}_sum", labels, h.total)
                 cum = 0
-                for bound, count in zip(h.buckets + [float("inf")], h.counts):
+                for bound, count in zip(h.buckets + [float("inf")], h.counts, strict=True):
                     cum += count
                     sample(f"{name}_bucket", _labels(dict(labels) | {"le": floatToGoString(bound)}), cum)
                 sample(f"{name}_count", labels, h.n)

@@ -85,7 +85,7 @@ def _content_keys(seed: int, content: str, start: int) -> tuple[tuple[int, int],
         return ()
     est = [_piece_estimate(p) for p in pieces]
     total_est, cum = sum(est) or 1, 0
-    for p, e in zip(pieces[:-1], est):
+    for p, e in zip(pieces[:-1], est, strict=False):
         hv = hash((hv, p))
         cum += e
         keys.append((hv, start + min(exact, round(cum * exact / total_est))))

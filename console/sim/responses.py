@@ -64,7 +64,7 @@ class ResponseShaping(CompletionShaping):
                     yield ev
                 recs[0].chunk(0)
                 yield wire.SSE_DONE
-                for req, rec in zip(reqs, recs):
+                for req, rec in zip(reqs, recs, strict=True):
                     self.trace.finish(rec, req)
             finally:
                 await events.aclose()
@@ -226,12 +226,12 @@ class ResponseShaping(CompletionShaping):
                             request: Request | None = None) -> dict[str, Any] | Response:
         created = int(time.time())
         if not await self._finish_all(reqs, handles, request):
-            for req, rec in zip(reqs, recs):
+            for req, rec in zip(reqs, recs, strict=True):
                 self.trace.finish(rec, req)
             return _error(disconnected_message(reqs[0].rid))
-        for req, _rec in zip(reqs, recs):
+        for req, _rec in zip(reqs, recs, strict=True):
             if refused(req):
-                for r2, rec2 in zip(reqs, recs):
+                for r2, rec2 in zip(reqs, recs, strict=True):
                     self.trace.finish(rec2, r2)
                 return _error(req.finish_reason["message"], 503, "503")
         a = self.cfg.args
@@ -266,7 +266,7 @@ class ResponseShaping(CompletionShaping):
         spec = self._spec_ext(reqs, body)
         if spec is not None:
             out["sglext"] = {"spec_tokens_details": spec}
-        for req, rec in zip(reqs, recs):
+        for req, rec in zip(reqs, recs, strict=True):
             rec.chunk(req.n_out)
             self.trace.finish(rec, req)
         return out
@@ -317,16 +317,16 @@ class ResponseShaping(CompletionShaping):
         handles = [handles] if isinstance(handles, RequestHandle) else list(handles)
         recs = [recs] if isinstance(recs, TraceRecord) else list(recs)
         if not await self._finish_all(reqs, handles, request):
-            for req, rec in zip(reqs, recs):
+            for req, rec in zip(reqs, recs, strict=True):
                 self.trace.finish(rec, req)
             return JSONResponse({"error": {"message": disconnected_message(reqs[0].rid)}}, status_code=400)
         for req in reqs:
             if refused(req):  # HTTPException(503) through the app's handler: an ErrorResponse
-                for r2, rec2 in zip(reqs, recs):
+                for r2, rec2 in zip(reqs, recs, strict=True):
                     self.trace.finish(rec2, r2)
                 return _error(req.finish_reason["message"], 503, "503")
         outs = []
-        for req, rec in zip(reqs, recs):
+        for req, rec in zip(reqs, recs, strict=True):
             rec.chunk(req.n_out)
             self.trace.finish(rec, req)
             hs = hidden.GenerateHidden(req, hidden.asked(req), self.cfg.sim.seed, hidden.hidden_size(self.dep))

@@ -210,7 +210,7 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
         if isinstance(out, dict) and body.get("return_meta_info"):
             sent = time.time()
             top = body.get("top_logprobs")
-            for choice, req in zip(out.get("choices") or [], reqs if isinstance(reqs, (list, tuple)) else [reqs]):
+            for choice, req in zip(out.get("choices") or [], reqs if isinstance(reqs, (list, tuple)) else [reqs], strict=False):
                 if body.get("logprobs") and asked_logprobs(req) is None:  # serving_chat: return_logprob, texts on
                     attach(req, LogprobAsk(start=None, top_n=top if isinstance(top, int) else 0, token_ids=None,
                                            text=True, prompt_text=None, prompt_ids=None))

@@ -95,7 +95,7 @@ class StartupProgress:
         if self.ready:
             return 1.0
         total = 0.0
-        for (key, _, share), st in zip(PHASES, self.phases):
+        for (key, _, share), st in zip(PHASES, self.phases, strict=True):
             if st.status == "done":
                 total += share
             elif st.status == "active":

@@ -70,7 +70,7 @@ def fit_verify_tax(cells: Sequence[tuple[int, Sequence[float]]], *, seed: int = 
         return None, (f"one verify width measured ({widths[0]} tokens)" if widths else "no measured width")
     x = np.array([w for w, _ in pts], dtype=float)
     y = np.array([float(np.median(xs)) for _, xs in pts])
-    slope = stats.verify_tax_ms(list(zip(x.tolist(), y.tolist())))
+    slope = stats.verify_tax_ms(list(zip(x.tolist(), y.tolist(), strict=True)))
     rng = np.random.default_rng(seed)
     boots = np.empty(n_boot)
     for b in range(n_boot):

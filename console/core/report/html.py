@@ -151,11 +151,11 @@ def _acceptance_figures(slug: str, title: str, arms: Sequence[tuple[str, list[fl
             xs = list(range(1, len(p) + 1))
             c = cols[i]
             if not conditional or solo:
-                out.append(P.Series(f"{name} p_i", xs, p, c, tips=[f"{name} p{k} = {v:.3f}" for k, v in zip(xs, p)]))
+                out.append(P.Series(f"{name} p_i", xs, p, c, tips=[f"{name} p{k} = {v:.3f}" for k, v in zip(xs, p, strict=True)]))
             if conditional or solo:
                 cond = stats.conditional_acceptance(p)
                 out.append(P.Series(f"{name} p_i/p_(i−1)", xs, cond, c, dash=(5, 4), hollow=True,
-                                    tips=[f"{name} conditional at {k} = {_n(v, '.3f')}" for k, v in zip(xs, cond)]))
+                                    tips=[f"{name} conditional at {k} = {_n(v, '.3f')}" for k, v in zip(xs, cond, strict=True)]))
         return out
 
     if len(arms) <= 2:
@@ -512,7 +512,7 @@ def _pair_sections(rep: Report, base: Path, pf: Path, prefix: str) -> None:
                          tips=[f"predicted {cmp['predicted_tok_s']:.1f} tok/s, τ {cmp['predicted_tau']:.2f}",
                                f"measured {cmp['measured_tok_s']:.1f} tok/s, τ {_n(cmp['measured_tau'], '.2f')}"])
         rep.sections.append(rep.add(Figure(f"{prefix}forecast-vs-measured", title, sc, ["forecast", "cell median"],
-                                           [r for leg, r in zip(legs, leg_rows) if leg["arm"] == "B"],
+                                           [r for leg, r in zip(legs, leg_rows, strict=True) if leg["arm"] == "B"],
                                            f"Error {cmp['error_pct']:+.1f}% (forecast / measured − 1); τ predicted "
                                            f"{cmp['predicted_tau']:.2f}, measured {_n(cmp['measured_tau'], '.2f')}.")))
     # the figures table, as report.md

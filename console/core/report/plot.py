@@ -190,7 +190,7 @@ def _png_line(d, pts, stroke, width, dash, s) -> None:
         d.line(pts, fill=col, width=wpx, joint="curve")
         return
     on, off = dash[0] * s, dash[1] * s
-    for (x1, y1), (x2, y2) in zip(pts, pts[1:]):
+    for (x1, y1), (x2, y2) in zip(pts, pts[1:], strict=False):
         seg = math.hypot(x2 - x1, y2 - y1)
         t = 0.0
         while t < seg:
@@ -369,7 +369,7 @@ def line_chart(title: str, series: Sequence[Series], x_label: str, y_label: str,
     lines = _legend_lines(series, width - left - right)
     top = 34 + 16 * (max(lines) + 1 if lines else 0)
     bottom = 44
-    xs = [x for s in series for x, y in zip(s.xs, s.ys) if y is not None]
+    xs = [x for s in series for x, y in zip(s.xs, s.ys, strict=True) if y is not None]
     ys = [y for s in series for y in s.ys if y is not None] + [y for _, y, _ in highlight]
     if not xs:
         sc.text(width / 2, height / 2, "(nothing to plot)", 13, MUTED, "middle")
@@ -401,7 +401,7 @@ def line_chart(title: str, series: Sequence[Series], x_label: str, y_label: str,
         if s.line:
             # a gap (None) breaks the line
             run: list[tuple[float, float]] = []
-            for x, y in zip(s.xs, s.ys):
+            for x, y in zip(s.xs, s.ys, strict=True):
                 if y is None:
                     sc.polyline(run, s.color, 2.0, s.dash, tip=s.label)
                     run = []
@@ -410,7 +410,7 @@ def line_chart(title: str, series: Sequence[Series], x_label: str, y_label: str,
             sc.polyline(run, s.color, 2.0, s.dash, tip=s.label)
         if s.points:
             k = 0
-            for x, y in zip(s.xs, s.ys):
+            for x, y in zip(s.xs, s.ys, strict=True):
                 if y is None:
                     continue
                 tip = s.tips[k] if k < len(s.tips) else f"{s.label}: {tick_text(x)} → {y:.3g}"
@@ -445,7 +445,7 @@ def _legend_lines(series: Sequence[Series], avail: float) -> list[int]:
 
 def _legend(sc: Scene, series: Sequence[Series], x0: float, x1: float, lines: list[int]) -> None:
     x, cur = x0, 0
-    for s, line in zip(series, lines):
+    for s, line in zip(series, lines, strict=True):
         if line != cur:
             x, cur = x0, line
         ly = 13 + 16 * line
@@ -525,7 +525,7 @@ def bar_chart(title: str, labels: Sequence[str], values: Sequence[float | None],
         sc.line(x(t), top, x(t), y_axis, GRID)
         sc.text(x(t), y_axis + 16, tick_text(t), 12, MUTED, "middle")
     sc.text(width - 20, y_axis + 31, unit, 12, MUTED, "end")
-    for i, (lab, v) in enumerate(zip(labels, values)):
+    for i, (lab, v) in enumerate(zip(labels, values, strict=True)):
         cy = top + band * i + band / 2
         sc.text(label_w - 10, cy + 4, lab, 13, INK, "end")
         if v is None:

@@ -149,7 +149,7 @@ class ChatScreen(Screen[None]):
     def _refresh_titles(self) -> None:
         if self.n_columns != 2:
             return
-        for col, i in zip(self.columns(), range(2)):
+        for col, i in zip(self.columns(), range(2), strict=False):
             title = col.query(".col-title")
             if title:
                 title.first(Static).update(Text(self._column_title(i) or "", no_wrap=True, overflow="ellipsis"))
@@ -160,7 +160,7 @@ class ChatScreen(Screen[None]):
     async def on_mount(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._resolve_sessions()
-        for col, s in zip(self.columns(), self.sessions):
+        for col, s in zip(self.columns(), self.sessions, strict=False):
             for turn in list(s.history):
                 await col.add_finished(turn)
         self._refresh_status()
