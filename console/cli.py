@@ -55,7 +55,8 @@ def _target_args(p: argparse.ArgumentParser, default_sim: bool = False) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="serving-console", description="Console for SGLang speculative-decoding deployments.",
+    p = argparse.ArgumentParser(prog="serving-console",
+                                description="Console for SGLang speculative-decoding deployments.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     from console import __version__
     p.add_argument("--version", action="version", version=f"serving-console {__version__}")
@@ -212,7 +213,8 @@ def _resume_target(args: argparse.Namespace) -> tuple[Any, Path]:
     cell_dir = args.resume
     mpath = cell_dir / "manifest.json"
     if not mpath.exists():
-        raise ValueError(f"{cell_dir}: no manifest.json; --resume takes a cell directory (sessions/<session>/cell-NNN-*)")
+        raise ValueError(f"{cell_dir}: no manifest.json; --resume takes a cell directory "
+                         "(sessions/<session>/cell-NNN-*)")
     m = read_json(mpath)
     try:
         proto = CellProtocol(**m["protocol"])
@@ -279,7 +281,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             s = stats.output_tok_s(rec)
             if s is not None and rec.ok and not rec.flags:
                 speeds.append(s)
-            status = rec.error or (f"{s:7.1f} tok/s" if s else "n/a") + (f"  [{','.join(rec.flags)}]" if rec.flags else "")
+            status = rec.error or (f"{s:7.1f} tok/s" if s else "n/a") + (
+                f"  [{','.join(rec.flags)}]" if rec.flags else "")
             say(f"  {ev.done:>3}/{ev.total}  {rec.request_id:<22} {status}")
             med = stats.interp_median(speeds)
             progress.update(task, completed=ev.done, median=f"median {med:.1f} tok/s" if med else "")
@@ -326,7 +329,8 @@ def _print_report(console, reports: list[dict[str, Any]]) -> None:
 
     from console.core.sessions.report import time_scale_note
     for r in reports:
-        t = Table(title=f"{r['label']}  ({r['profile']}{' · SIMULATED' if r['simulated'] else ''})", title_justify="left")
+        t = Table(title=f"{r['label']}  ({r['profile']}{' · SIMULATED' if r['simulated'] else ''})",
+                  title_justify="left")
         t.add_column("figure")
         t.add_column("value", justify="right")
         t.add_row("requests", f"{r['n_included']} included / {r['n_ok']} ok / {r['n']} sent"
@@ -547,9 +551,11 @@ def cmd_pair(args: argparse.Namespace) -> int:
     if spec.needs_relaunch() and spec.interleave:
         raise ValueError("--interleave needs both arms on one server: A and B have different launch flags")
     if spec.needs_relaunch() and b_proto is not None:
-        raise ValueError("--b-prompts/--b-temperature pair on one server; with different launch flags keep one protocol")
+        raise ValueError("--b-prompts/--b-temperature pair on one server; with different "
+                         "launch flags keep one protocol")
     err = Console(stderr=True, soft_wrap=True)
-    sim_args = list(args.sim_arg or []) + (["--sim-time-scale", str(args.sim_time_scale)] if args.sim_time_scale else [])
+    sim_args = list(args.sim_arg or []) + (
+        ["--sim-time-scale", str(args.sim_time_scale)] if args.sim_time_scale else [])
 
     async def go():
         rt = Runtime(profile=a, sim=args.sim, sim_args=sim_args if (args.sim or a.is_sim) else [],
@@ -601,7 +607,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return run(args)
 
 
-COMMANDS = {"sweep": cmd_sweep, "probe": cmd_probe, "pair": cmd_pair, "forecast": cmd_forecast, "tui": cmd_tui, "bench": cmd_bench, "report": cmd_report, "check": cmd_check, "launch": cmd_launch,
+COMMANDS = {"sweep": cmd_sweep, "probe": cmd_probe, "pair": cmd_pair, "forecast": cmd_forecast, "tui": cmd_tui,
+            "bench": cmd_bench, "report": cmd_report, "check": cmd_check, "launch": cmd_launch,
             "prompts": cmd_prompts}
 
 

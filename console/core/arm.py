@@ -134,8 +134,8 @@ class Arm:
         elif self.is_block:
             s = f"{FAMILY_NAMES[self.family]} block {self.draft_tokens or '?'} ({self.draft_positions} draft positions)"
         else:
-            s = (f"{FAMILY_NAMES.get(self.family, self.family)} depth {self.steps if self.steps is not None else '?'} · "
-                 f"topk {self.topk if self.topk is not None else '?'} · {self.verify_tokens} draft tokens")
+            s = (f"{FAMILY_NAMES.get(self.family, self.family)} depth {self.steps if self.steps is not None else '?'} "
+                 f"· topk {self.topk if self.topk is not None else '?'} · {self.verify_tokens} draft tokens")
         kv = self.kv_slug()
         return s + (f" · KV {self.kv_dtype}" if kv else "") + (" · adaptive" if self.adaptive else "")
 

@@ -333,7 +333,8 @@ def create_app(server: SimServer) -> FastAPI:
                     if isinstance(value, dict):
                         for sk, sv in value.items():
                             if isinstance(sv, (int, float)) and not isinstance(sv, bool):
-                                lines += [f"# TYPE sglang_{prefix}_{sk} gauge", f'sglang_{prefix}_{sk}{{dp_rank="0"}} {sv}']
+                                lines += [f"# TYPE sglang_{prefix}_{sk} gauge",
+                                          f'sglang_{prefix}_{sk}{{dp_rank="0"}} {sv}']
                     elif isinstance(value, (int, float)) and not isinstance(value, bool):
                         lines += [f"# TYPE sglang_{key} gauge", f'sglang_{key}{{dp_rank="0"}} {value}']
             return Response(content="\n".join(lines) + "\n", media_type=PROMETHEUS_CONTENT_TYPE)

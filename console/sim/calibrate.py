@@ -261,8 +261,8 @@ class CalRow:
             extra += f" tau {self.tau:4.2f}"
         if self.ttft_ms is not None:
             extra += f" TTFT {self.ttft_ms:6.0f} ms"
-        return (f"{self.group:<6} {self.what:<46} {self.report:>9.1f} {self.model:>9.1f} {100 * (self.ratio - 1):>+7.1f}%"
-                f"  (within x{self.factor:.2f}: {'ok' if self.ok else 'OUT'}){extra}")
+        return (f"{self.group:<6} {self.what:<46} {self.report:>9.1f} {self.model:>9.1f} "
+                f"{100 * (self.ratio - 1):>+7.1f}%  (within x{self.factor:.2f}: {'ok' if self.ok else 'OUT'}){extra}")
 
 
 def calibration_rows(n: int = 16, max_tokens: int = 2048, dep: Deployment | None = None) -> list[CalRow]:

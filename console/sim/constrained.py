@@ -346,8 +346,8 @@ def _string(schema: dict[str, Any], rng: random.Random) -> str:
     if fmt in ("uri", "url"):
         return f"https://example.com/{rng.choice(_WORDS)}"
     if fmt == "uuid":
-        return "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}".format(rng.getrandbits(32), rng.getrandbits(16),
-                                                          rng.getrandbits(12), rng.getrandbits(12), rng.getrandbits(48))
+        return (f"{rng.getrandbits(32):08x}-{rng.getrandbits(16):04x}-4{rng.getrandbits(12):03x}-"
+                f"8{rng.getrandbits(12):03x}-{rng.getrandbits(48):012x}")
     if isinstance(schema.get("pattern"), str):
         try:
             return regex_sample(schema["pattern"], rng)

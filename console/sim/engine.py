@@ -12,7 +12,8 @@ Scheduling follows SGLang's defaults: prefill first (a prefill batch stalls deco
 `max_running_requests` requests, admission while the KV pool holds every running request's tokens plus a
 reservation of min(max_new_tokens, 4096) * 0.7 tokens each, retraction of the newest request when decoding runs
 out of KV slots, and a prefix (radix) cache that skips the prefill of a prompt prefix seen before. The first long
-prefill after launch pays a one-time JIT cost (docs/reference-deployment.md §4: "the first inference was very slow"): warm up first.
+prefill after launch pays a one-time JIT cost (docs/reference-deployment.md §4: "the first inference was very slow"):
+warm up first.
 """
 
 from __future__ import annotations

@@ -313,7 +313,8 @@ class MetricsStore(EngineObserver):
 
     def on_admit(self, req: SimRequest) -> None:
         if req.log_metrics and req.admitted_s is not None:
-            self._hist("queue_time_seconds", self._sched_labels(0), QUEUE_BUCKETS).observe(req.admitted_s - req.arrival_s)
+            self._hist("queue_time_seconds", self._sched_labels(0), QUEUE_BUCKETS).observe(
+                req.admitted_s - req.arrival_s)
             # scheduler receipt -> waiting queue: the twin queues a request the moment it arrives
             self._hist("per_stage_req_latency_seconds", self._sched_labels(0, stage="request_process"),
                        STAGE_BUCKETS).observe(0.0)

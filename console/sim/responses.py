@@ -259,7 +259,8 @@ class ResponseShaping(CompletionShaping):
             choices.append(choice)
         first = reqs[0]
         out: dict[str, Any] = {
-            "id": first.rid, "object": "chat.completion", "created": created, "model": str(body.get("model") or "default"),
+            "id": first.rid, "object": "chat.completion", "created": created,
+            "model": str(body.get("model") or "default"),
             "choices": choices, "usage": self._usage_of(reqs, len(reqs)),
             "metadata": {"weight_version": wv, "weight_versions": [{"version": wv, "start": 0, "end": first.n_out}]},
         }

@@ -155,7 +155,8 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
             "safe_disable_kv_cache": False, "safe_disable_radix_cache": False, "safe_disable_chunked_prefill": False,
             "enabled": bool(a.get("is_embedding")), "matryoshka_dimensions": [],
             "bcg": {"prefill_backend": prefill.get("backend"), "enabled": prefill.get("backend") == "breakable",
-                    "capture_token_budget": prefill.get("max_bs"), "capture_batch_sizes": list(prefill.get("bs") or [])},
+                    "capture_token_budget": prefill.get("max_bs"),
+                    "capture_batch_sizes": list(prefill.get("bs") or [])},
             "cache": {"kv_cache_disabled": bool(a.get("prefill_only_disable_kv_cache")),
                       "radix_cache_disabled": bool(a.get("disable_radix_cache")),
                       "chunked_prefill_disabled": a.get("chunked_prefill_size") == -1},
@@ -210,7 +211,8 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
         if isinstance(out, dict) and body.get("return_meta_info"):
             sent = time.time()
             top = body.get("top_logprobs")
-            for choice, req in zip(out.get("choices") or [], reqs if isinstance(reqs, (list, tuple)) else [reqs], strict=False):
+            for choice, req in zip(out.get("choices") or [], reqs if isinstance(reqs, (list, tuple)) else [reqs],
+                                   strict=False):
                 if body.get("logprobs") and asked_logprobs(req) is None:  # serving_chat: return_logprob, texts on
                     attach(req, LogprobAsk(start=None, top_n=top if isinstance(top, int) else 0, token_ids=None,
                                            text=True, prompt_text=None, prompt_ids=None))

@@ -237,8 +237,8 @@ def build_startup(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, oo
 
     if gcfg["prefill"]["backend"] != "disabled":
         shapes = list(reversed(gcfg["prefill"]["bs"]))
-        descs = [f"Capturing prefill shape (num_tokens={n} avail_mem={avail - mem.prefill_graph_gib * i / len(shapes):.2f}"
-                 f" GB)" for i, n in enumerate(shapes)]
+        descs = [f"Capturing prefill shape (num_tokens={n} "
+                 f"avail_mem={avail - mem.prefill_graph_gib * i / len(shapes):.2f} GB)" for i, n in enumerate(shapes)]
         t = capture(t, "target prefill", f"backend={gcfg['prefill']['backend']}, num_tokens={gcfg['prefill']['bs']}, ",
                     st.prefill_graph_capture_s, mem.prefill_graph_gib, descs, rank0_only=False, end_bs=False)
         graph_time["prefill"] = st.prefill_graph_capture_s
@@ -252,7 +252,8 @@ def build_startup(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, oo
         graph_time["target_verify" if spec else "decode"] = dur
         if eagle_like and gcfg["prefill"]["backend"] != "disabled":
             shapes = list(reversed(gcfg["prefill"]["bs"]))
-            t = capture(t, "draft prefill", f"backend={gcfg['prefill']['backend']}, num_tokens={gcfg['prefill']['bs']}, ",
+            t = capture(t, "draft prefill",
+                        f"backend={gcfg['prefill']['backend']}, num_tokens={gcfg['prefill']['bs']}, ",
                         st.draft_prefill_capture_s, mem.draft_prefill_graph_gib,
                         [f"Capturing prefill shape (num_tokens={n} avail_mem={avail:.2f} GB)" for n in shapes],
                         rank0_only=False, end_bs=False)

@@ -11,8 +11,8 @@ merges across unit boundaries; a Llama-family tokenizer counts the same common w
 few percent on code indentation and punctuation runs (tests/sim/test_text.py measures both ratios).
 
 Domains (console/sim/domain.py): chat is prose (sentences of 6-22 words with commas, paragraphs of 3-6
-sentences); code is 2-3 sentences, a fenced Python block of 5-12 lines, 1-2 sentences after it, repeated; math is prose with
-inline and display equations ($x = 3$, \\frac, sums); tool is a JSON object of a function call's arguments
+sentences); code is 2-3 sentences, a fenced Python block of 5-12 lines, 1-2 sentences after it, repeated; math is prose
+with inline and display equations ($x = 3$, \\frac, sums); tool is a JSON object of a function call's arguments
 followed by prose. Word choice is Zipf-like (low list indices are common words), seeded per request: the same
 seed gives the same text, token for token.
 """

@@ -65,7 +65,8 @@ PANEL_TIPS = {
                   "tok/s = (completion_tokens − first-chunk tokens)/(t_last − t_first)",
     "acceptance": "3 maximizes · τ = 1 + Σk·h[k]/Σh (bonus included, prefill excluded); p_i = Σ_{k≥i} h[k]/Σh from "
                   "the pooled spec_correct_drafts_histogram of finished requests",
-    "kv": "4 maximizes · capacity = max_total_num_tokens (/server_info); usage from /metrics token_usage, num_used_tokens",
+    "kv": "4 maximizes · capacity = max_total_num_tokens (/server_info); usage from /metrics token_usage, "
+          "num_used_tokens",
     "gpu": "5 maximizes · NVML device memory, util, power, foreign processes; the engine's own memory breakdown "
            "from /server_info internal_states[0].memory_usage",
     "cell": "6 maximizes · cell median = numpy percentile 50 (linear) of per-request tok/s; flagged rows excluded",
@@ -141,7 +142,8 @@ class ConsoleApp(App[int]):
         self._io = io
         self._start_runtime = start_runtime
         self.auto_anchor = auto_anchor
-        """Run the anchor cell once the first launched arm is ready (docs/measurement.md#cells-anchors-pairs: every arm is anchored)."""
+        """Run the anchor cell once the first launched arm is ready (docs/measurement.md#cells-anchors-pairs: every arm
+        is anchored)."""
         self._clock = clock
         self.runtime: ConsoleRuntime | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -416,8 +418,8 @@ class ConsoleApp(App[int]):
 
     # --- actions -----------------------------------------------------------------------------
 
-    DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs", "maximize", "chat", "chat_both", "sessions",
-                                   "forecast", "probe"})
+    DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs", "maximize", "chat",
+                                   "chat_both", "sessions", "forecast", "probe"})
 
     def action_sessions(self) -> None:
         """Browse recorded sessions: cells, pairs, reports; compare two cells of the same workload."""
@@ -463,7 +465,8 @@ class ConsoleApp(App[int]):
                         "temperature": v["temperature"] if v["temperature"] is not None else a.temperature}
             if v["url"] is None:  # this server, other sampling: nothing to look up
                 a.label = f"{a.spec_label or 'this server'} · T {a.temperature:g}"
-                b = ChatSession.on_server(rt.chat_target(), label=f"{a.spec_label or 'this server'} · T {kw['temperature']:g}", **kw)
+                b = ChatSession.on_server(rt.chat_target(),
+                                          label=f"{a.spec_label or 'this server'} · T {kw['temperature']:g}", **kw)
                 self.push_screen(ChatScreen([a, b], self.submit, rt.state.session_dir, close_on_exit=True))
                 return
             key = os.environ.get(v["api_key_env"]) if v["api_key_env"] else None
@@ -671,7 +674,8 @@ class ConsoleApp(App[int]):
             self.notify("a cell is running: stop it (s) before recording a pair", severity="warning")
             return
         self.pair_state = PairState(running=True, spec_text=f"pair {spec.a.name} (A) vs {spec.b.name} (B): order "
-                                                            f"{spec.order}, {spec.protocol.n} × {spec.protocol.prompt_set} per leg")
+                                                            f"{spec.order}, {spec.protocol.n} × "
+                                                            f"{spec.protocol.prompt_set} per leg")
         if isinstance(self.screen, PairScreen):
             self.screen.state = self.pair_state
 

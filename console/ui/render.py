@@ -63,7 +63,8 @@ def badge_text(state: RuntimeState, compact: bool = False) -> Text:
     t = Text()
     phase = state.phase
     style = {"ready": "bold black on green", "attached": "bold black on green", "launching": "bold black on yellow",
-             "dead": "bold white on red", "error": "bold white on red", "stopped": "bold white on grey35"}.get(phase, "")
+             "dead": "bold white on red", "error": "bold white on red",
+             "stopped": "bold white on grey35"}.get(phase, "")
     t.append(f" {phase.upper()} ", style=style)
     if state.simulated:
         t.append(" ")
@@ -88,7 +89,8 @@ def server_panel(state: RuntimeState, compact: bool = False) -> RenderableType:
         t.add_row("gateway", f"{len(state.workers)} worker(s): " + ", ".join(state.workers[:3])
                   + (" …" if len(state.workers) > 3 else ""))
     if s is not None:
-        t.add_row("engine", f"sglang {s.version or '?'} · TP {s.tp_size or '?'}" + (f" · DP {s.dp_size}" if (s.dp_size or 1) > 1 else "")
+        t.add_row("engine", f"sglang {s.version or '?'} · TP {s.tp_size or '?'}"
+                  + (f" · DP {s.dp_size}" if (s.dp_size or 1) > 1 else "")
                   + (" · metrics on" if s.enable_metrics else " · metrics OFF"))
         t.add_row("model", s.served_model_name or s.model_path or "—")
         arm = s.arm
@@ -193,7 +195,8 @@ def throughput_panel(state: RuntimeState, spark_width: int = 48, compact: bool =
     hist = live.rolling_history if live else ()
     parts.append(Text(sparkline(hist, spark_width).rstrip() or "·" * 8, style="cyan"))
     if state.metrics is not None and state.metrics.gen_throughput is not None:
-        parts.append(Text(f"server gen throughput (last log window) {state.metrics.gen_throughput:.1f} tok/s", style="dim"))
+        parts.append(Text(f"server gen throughput (last log window) {state.metrics.gen_throughput:.1f} tok/s",
+                          style="dim"))
     t = Table(box=None, padding=(0, 1), show_edge=False, expand=False)
     t.add_column("running", no_wrap=True)
     t.add_column("tokens", justify="right")
@@ -335,7 +338,8 @@ def load_gauge(m, compact: bool = False) -> Text:
 def kv_panel(state: RuntimeState, width: int = 24, compact: bool = False) -> RenderableType:
     s = state.server
     m = state.metrics
-    cap = (s.max_total_num_tokens if s else None) or (int(m.max_total_num_tokens) if m and m.max_total_num_tokens else None)
+    cap = (s.max_total_num_tokens if s else None) or (
+        int(m.max_total_num_tokens) if m and m.max_total_num_tokens else None)
     usage = m.token_usage if m else None
     used = m.num_used_tokens if m else None
     if compact:
@@ -361,7 +365,8 @@ def kv_panel(state: RuntimeState, width: int = 24, compact: bool = False) -> Ren
     t.add_column(style="dim", no_wrap=True, min_width=8)
     t.add_column(overflow="fold")
     t.add_row("capacity", f"{cap:,} tokens" if cap else "—")
-    t.add_row("in use", (f"{int(used):,} tok " if used is not None else "") + f"({num(usage * 100 if usage is not None else None, '.1f', '%')})")
+    t.add_row("in use", (f"{int(used):,} tok " if used is not None else "")
+              + f"({num(usage * 100 if usage is not None else None, '.1f', '%')})")
     t.add_row("", Text(bar(usage, width), style="yellow"))
     if m is not None:
         t.add_row("requests", load_gauge(m))

@@ -273,7 +273,8 @@ def _routing(cells: list[_Cell], figs, by_key, anchor_list, cap) -> list[dict]:
                 entry["decision"] = "no verdict: too few usable requests (need ≥ 2 per arm)"
                 entry["winner"] = None
             elif iv.resolved:
-                entry["decision"] = f"{w.arm} by {iv.point_pct:+.1f}% [{iv.low_pct:+.1f}, {iv.high_pct:+.1f}] over {r.arm}"
+                entry["decision"] = (f"{w.arm} by {iv.point_pct:+.1f}% [{iv.low_pct:+.1f}, {iv.high_pct:+.1f}] "
+                                     f"over {r.arm}")
             else:
                 entry["decision"] = f"{NO_DIFFERENCE}: {w.arm} vs {r.arm} {iv.text()} (95% CI includes 0)"
                 entry["winner"] = None

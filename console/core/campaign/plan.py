@@ -393,7 +393,8 @@ def _arms(where: str, raw: Any, node_names: set[str], errs: list[str], profiles:
             if nn not in node_names:
                 errs.append(f"{where}: {at}.node {nn!r} is not a node of this plan ({', '.join(sorted(node_names))})")
         if ("profile" in d) == ("flips_of" in d):
-            errs.append(f"{where}: {at}: give exactly one of profile (an arm) or flips_of (arms derived from a profile)")
+            errs.append(f"{where}: {at}: give exactly one of profile (an arm) or flips_of "
+                        "(arms derived from a profile)")
             continue
         base_ref = d.get("profile") or d.get("flips_of")
         try:

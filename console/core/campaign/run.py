@@ -127,8 +127,9 @@ def create_campaign(plan: Plan, root: Path, *, sim: bool, time_scale: float | No
            "plan_file": str(plan.path) if plan.path else None, "simulated": sim,
            "sim_time_scale": time_scale if sim else None, "sim_args": list(sim_args) if sim else [],
            "kv_policy": plan.kv_policy, "nodes": [n.to_json() for n in plan.nodes],
-           "arms": [{"name": a.name, "where": a.where, "nodes": plan.arm_nodes(a), "profile_file": f"arms/{a.name}.toml",
-                     "arm": a.profile.arm.to_json(), "label": a.profile.arm.label()} for a in plan.arms],
+           "arms": [{"name": a.name, "where": a.where, "nodes": plan.arm_nodes(a),
+                     "profile_file": f"arms/{a.name}.toml", "arm": a.profile.arm.to_json(),
+                     "label": a.profile.arm.label()} for a in plan.arms],
            "cells": [{"key": c.key, "arm": c.arm, "node": c.node, "domain": c.domain, "context": c.context,
                       "prompt_set": c.prompt_set, "concurrency": c.concurrency, "n": c.protocol.n,
                       "max_tokens": c.protocol.max_tokens} for c in plan.cells()]}
@@ -270,7 +271,8 @@ class CampaignRunner:
                 self.emit("launch", node, f"[{node}] launching {a.name} ({a.profile.arm.label()})")
                 t0 = time.time()
                 if rt is None:
-                    rt = Runtime(profile=prof, sim=self.sim, sim_args=self.sim_args if (self.sim or prof.is_sim) else [],
+                    rt = Runtime(profile=prof, sim=self.sim,
+                                 sim_args=self.sim_args if (self.sim or prof.is_sim) else [],
                                  sessions=self.sessions_root, session_dir=sess, force=self.force,
                                  observer=lambda ev, node=node: self._runtime_event(node, ev))
                     self.runtimes[node] = rt

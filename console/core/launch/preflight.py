@@ -159,7 +159,8 @@ def engine_gpu_indices(profile: Profile, snapshot: GpuSnapshot, environ: dict[st
                 visible.append(by_uuid[item])
             elif any(u.startswith(item) for u in by_uuid):
                 visible.append(next(i for u, i in by_uuid.items() if u.startswith(item)))
-    need = max(1, profile.tp * profile.dp) if profile.nnodes == 1 else max(1, (profile.tp * profile.dp) // profile.nnodes)
+    need = (max(1, profile.tp * profile.dp) if profile.nnodes == 1
+            else max(1, (profile.tp * profile.dp) // profile.nnodes))
     return set(visible[:need])
 
 

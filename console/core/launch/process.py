@@ -140,10 +140,12 @@ class EngineProcess:
                 # server_args, api_key included); otherwise straight to the file.
                 self.proc = subprocess.Popen(
                     self.argv, stdout=subprocess.PIPE if self.secrets else logf, stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL, env=env, cwd=self.cwd, preexec_fn=_child_setup(os.getpid()), close_fds=True,
+                    stdin=subprocess.DEVNULL, env=env, cwd=self.cwd, preexec_fn=_child_setup(os.getpid()),
+                    close_fds=True,
                 )
             except FileNotFoundError:
-                raise EngineDied(None, f"cannot execute {self.argv[0]!r}: not found (check engine.python in the profile)",
+                raise EngineDied(None, f"cannot execute {self.argv[0]!r}: not found (check "
+                                       "engine.python in the profile)",
                                  self.log_path) from None
             except PermissionError:
                 raise EngineDied(None, f"cannot execute {self.argv[0]!r}: permission denied", self.log_path) from None

@@ -108,14 +108,16 @@ class Profile:
         if self.api_key_env:
             v = os.environ.get(self.api_key_env)
             if not v:
-                raise ProfileError(f"{self._where()}: server.api_key_env names ${self.api_key_env}, which is unset; export it")
+                raise ProfileError(f"{self._where()}: server.api_key_env names "
+                                   f"${self.api_key_env}, which is unset; export it")
             return v
         if self.api_key_file:
             p = Path(os.path.expanduser(self.api_key_file))
             try:
                 return p.read_text().strip()
             except OSError as e:
-                raise ProfileError(f"{self._where()}: server.api_key_file {p} is unreadable ({e.strerror}); fix the path") from None
+                raise ProfileError(f"{self._where()}: server.api_key_file {p} is unreadable "
+                                   f"({e.strerror}); fix the path") from None
         return None
 
     def _where(self) -> str:
@@ -427,8 +429,8 @@ def problems(p: Profile) -> list[str]:
             bad(f"{w}: drafter.steps is unset but topk/draft_tokens are set; sglang asserts all three or none")
         if d.topk == 1 and d.steps is not None and d.draft_tokens is not None and d.draft_tokens != d.steps + 1:
             bad(
-                f"{w}: with drafter.topk = 1, drafter.draft_tokens must be steps + 1 = {d.steps + 1} (got {d.draft_tokens}); "
-                "sglang would silently override it")
+                f"{w}: with drafter.topk = 1, drafter.draft_tokens must be steps + 1 = {d.steps + 1} (got "
+                f"{d.draft_tokens}); sglang would silently override it")
     return errs
 
 

@@ -32,7 +32,8 @@ import numpy as np
 from console.core.measure import stats
 
 REPORT_VERIFY_TAX_MS = 0.397
-"""Verify cost per extra drafted token, chain drafting, measured in the seed report (docs/reference-deployment.md §3)."""
+"""Verify cost per extra drafted token, chain drafting, measured in the seed report
+(docs/reference-deployment.md §3)."""
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,8 @@ def _resolved(cells: Sequence[tuple[int, Sequence[float]]], what: str, rng: np.r
     f = replace(f, ci_ms=tuple(float(q) for q in np.percentile(boots, [2.5, 97.5])),  # type: ignore[arg-type]
                 launch_sd_ms=launch_sd, ci_requests_ms=ci_req)
     if f.slope_ms <= 0:
-        return None, None, f"{what}: slope {f.slope_ms:+.3f} ms/token is not physical (a verified token cannot save time)"
+        return None, None, (f"{what}: slope {f.slope_ms:+.3f} ms/token is not physical (a verified token cannot "
+                            "save time)")
     if ci_req[0] <= 0:
         return None, None, (f"{what}: slope {f.slope_ms:+.3f} ms/token is not resolved (95% CI of its requests "
                             f"[{ci_req[0]:+.3f}, {ci_req[1]:+.3f}] includes 0): more requests or wider widths")

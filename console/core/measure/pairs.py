@@ -129,7 +129,8 @@ def verdict(effect: Interval, b_name: str = "B") -> str:
         return "no verdict: too few usable requests in an arm (need ≥ 2 each)"
     if effect.resolved:
         word = "faster" if effect.point_pct > 0 else "slower"
-        return f"{b_name} {word} by {abs(effect.point_pct):.1f}% [{effect.low_pct:+.1f}, {effect.high_pct:+.1f}] (95% CI)"
+        return (f"{b_name} {word} by {abs(effect.point_pct):.1f}% [{effect.low_pct:+.1f}, {effect.high_pct:+.1f}] "
+                "(95% CI)")
     return f"no difference resolved: Δ {effect.text()} (95% CI includes 0)"
 
 

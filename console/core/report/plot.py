@@ -334,7 +334,8 @@ def strip_chart(title: str, rows: Sequence[Strip], unit: str, width: int = 720) 
                       tip=(r.tips[j] if j < len(r.tips) else f"{v:.1f} {unit}"))
         if r.p10 is not None and r.p90 is not None:
             yb = cy + band / 2 - 4
-            sc.line(x(r.p10), yb, x(r.p90), yb, r.color, 1.5, mark=True, tip=f"p10 {r.p10:.1f} – p90 {r.p90:.1f} {unit}")
+            sc.line(x(r.p10), yb, x(r.p90), yb, r.color, 1.5, mark=True,
+                    tip=f"p10 {r.p10:.1f} – p90 {r.p90:.1f} {unit}")
             sc.line(x(r.p10), yb - 4, x(r.p10), yb + 1, r.color, 1.5)
             sc.line(x(r.p90), yb - 4, x(r.p90), yb + 1, r.color, 1.5)
         if r.median is not None:

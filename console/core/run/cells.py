@@ -177,8 +177,9 @@ class Cells:
         return cf.forecast, note
 
     async def run_anchor(self, proto: CellProtocol | None = None) -> CellResult:
-        """The anchor: the short pinned health cell, run on every arm right after launch (docs/measurement.md#cells-anchors-pairs); its
-        median lands on the arm record, as % of the profile's reference when one is set."""
+        """The anchor: the short pinned health cell, run on every arm right after launch
+        (docs/measurement.md#cells-anchors-pairs); its median lands on the arm record, as % of the profile's reference
+        when one is set."""
         from console.core.run.cell import ANCHOR_PROTOCOL
         p = proto or ANCHOR_PROTOCOL
         if self.profile is not None and self.profile.anchor_prompts and proto is None:

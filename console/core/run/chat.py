@@ -164,7 +164,8 @@ class ChatTurn:
 
     def to_json(self) -> dict[str, Any]:
         rec = self.record.to_json() if self.record is not None else None
-        return {"index": self.index, "user": self.user, "assistant": self.assistant, "reasoning": self.reasoning or None,
+        return {"index": self.index, "user": self.user, "assistant": self.assistant,
+                "reasoning": self.reasoning or None,
                 "stopped": self.stopped, "error": self.error, "started_utc": self.started_utc,
                 "stats": self.stats.to_json() if self.stats else None, "record": rec}
 

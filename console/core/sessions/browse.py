@@ -1,4 +1,5 @@
-"""Browsing recorded sessions (docs/architecture.md#sessions-on-disk): what is on disk, newest first, and comparisons between cells.
+"""Browsing recorded sessions (docs/architecture.md#sessions-on-disk): what is on disk, newest first, and comparisons
+between cells.
 
     list_sessions(root)        every session under `root`, newest first, with its cells (label, n, median tok/s,
                                τ, prompt set + SHA-256, complete) and its pairs' verdicts (pair.json, pair-2.json …);
@@ -531,7 +532,8 @@ def cell_forecast(cell_dir: Path, depths: Sequence[int] | None = None, *, verify
                   tax_source: str | None = None, probed: VerifyTax | None = None) -> CellForecast:
     """Forecast other depths from a measured cell: the one forecast of the console. The verify tax follows
     `measure.forecast.choose_verify_tax`: `verify_tax_ms` when given (the CLI's --verify-tax-ms), else probed
-    (`probed`, else the session's verify-tax probe of this model and drafter: sessions.probes.session_probe), else fitted across the cell's session when resolved and positive, else the published 0.397 ms with the reason.
+    (`probed`, else the session's verify-tax probe of this model and drafter: sessions.probes.session_probe), else
+    fitted across the cell's session when resolved and positive, else the published 0.397 ms with the reason.
     ValueError (one line) when the cell cannot be forecast."""
     from console.core.sessions.report import cell_report
     cell_dir = Path(cell_dir)

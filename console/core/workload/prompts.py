@@ -110,7 +110,8 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-# Input-token windows by set name (docs/measurement.md#cells-anchors-pairs: cells accept 9,900–10,400 input tokens for the 10k sets).
+# Input-token windows by set name (docs/measurement.md#cells-anchors-pairs: cells accept 9,900–10,400 input tokens for
+# the 10k sets).
 WINDOWS: dict[str, tuple[int, int]] = {}
 
 
@@ -198,7 +199,8 @@ def verify_all(directory: Path | None = None) -> list[PromptSet]:
     on_disk = {p.name for p in d.glob("*.jsonl")}
     unpinned = sorted(on_disk - set(sums))
     if unpinned:
-        raise PromptSetError(f"{d / unpinned[0]}: not pinned in {d / SUMS}; pin it with `serving-console prompts build`")
+        raise PromptSetError(f"{d / unpinned[0]}: not pinned in {d / SUMS}; pin it with "
+                             "`serving-console prompts build`")
     missing = sorted(set(sums) - on_disk)
     if missing:
         raise PromptSetError(f"{d / missing[0]}: pinned in {SUMS} but missing; restore it (git checkout)")

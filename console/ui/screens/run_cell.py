@@ -92,7 +92,8 @@ class RunCellScreen(ModalScreen[CellProtocol | None]):
             try:
                 kw[attr] = parse(raw)
             except ValueError:
-                raise ValueError(f"{label}: {raw!r} is not a {'number' if parse is float else 'whole number'}") from None
+                raise ValueError(f"{label}: {raw!r} is not a "
+                                 f"{'number' if parse is float else 'whole number'}") from None
         proto = replace(self.initial, prompt_set=str(self.query_one("#prompt_set", Select).value),
                         endpoint=str(self.query_one("#endpoint", Select).value),
                         ignore_eos=self.query_one("#ignore_eos", Checkbox).value,

@@ -79,8 +79,8 @@ def fam_repo(rng: random.Random, variant: int) -> Scenario:
     steps: list[Step] = []
     out = ["============================= test session starts ==============================",
            "platform linux -- Python 3.12.4, pytest-8.3.2, pluggy-1.5.0", f"rootdir: /workspace/{repo}",
-           "configfile: pyproject.toml", "plugins: anyio-4.4.0, cov-5.0.0", f"collected {rng.randrange(180, 420)} items",
-           ""]
+           "configfile: pyproject.toml", "plugins: anyio-4.4.0, cov-5.0.0",
+           f"collected {rng.randrange(180, 420)} items", ""]
     for _j in range(rng.randrange(14, 24)):
         r2, m2 = pick(rng, RESOURCES)
         err = pick(rng, [f"AttributeError: '{m2}Out' object has no attribute 'dict'",
@@ -126,8 +126,8 @@ def fam_repo(rng: random.Random, variant: int) -> Scenario:
         else:
             pat, lit = pick(rng, [(r"\.dict\(", ".dict("), ("BaseSettings", "BaseSettings"), ("page: int", "page"),
                                   (r"Depends\(get_db\)", "Depends(get_db)"), ("model_validate", "model_validate"),
-                                  (r"offset\(", "offset("), (r"\.limit\(", ".limit("), ("raise_for_status", "raise_for"),
-                                  (r"status_code == \d+", "status_code")])
+                                  (r"offset\(", "offset("), (r"\.limit\(", ".limit("),
+                                  ("raise_for_status", "raise_for"), (r"status_code == \d+", "status_code")])
             hits = []
             for _rep in range(rng.randrange(3, 7)):
                 r3 = pick(rng, RESOURCES)

@@ -55,7 +55,8 @@ def fam_sre(rng: random.Random, variant: int) -> Scenario:
                 f"and the p99 latency alert fired. Find the cause, decide whether a rollback is warranted, and keep "
                 f"the incident channel informed. Nothing has been changed yet.")
     else:
-        metric, unit, base, spike = "consumer_group_lag_messages", "messages", rng.uniform(200, 900), rng.uniform(30, 80)
+        metric, unit, base, spike = ("consumer_group_lag_messages", "messages", rng.uniform(200, 900),
+                                     rng.uniform(30, 80))
         task = (f"The backlog alert for {svc} has been firing since {_iso(t0)[11:16]} UTC and downstream teams see "
                 f"stale data. Work out why the consumers fell behind, whether it is still growing, and what we "
                 f"should do about it. Post an update on {inc} when you have a first hypothesis.")

@@ -105,7 +105,8 @@ def fam_support(rng: random.Random, variant: int) -> Scenario:
         lines = []
         for _j in range(o["items"] + rng.randrange(0, 3)):
             p = pick(rng, PRODUCTS)
-            lines.append({"line_item_id": f"li_{_hex(rng, 8)}", "sku": f"{p[1][:3].upper()}-{rng.randrange(1000, 9999)}",
+            lines.append({"line_item_id": f"li_{_hex(rng, 8)}",
+                          "sku": f"{p[1][:3].upper()}-{rng.randrange(1000, 9999)}",
                           "name": p[0], "category": p[1], "qty": rng.randrange(1, 3), "unit_price": p[2],
                           "shipment_id": f"shp_{_hex(rng, 6)}"})
         tn = f"{rng.randrange(10 ** 11, 10 ** 12)}"
