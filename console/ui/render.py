@@ -7,8 +7,9 @@ from `console.core.measure.stats`. Kept pure so panels are unit-testable and sna
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -137,7 +138,7 @@ def adaptive_line(state: RuntimeState, width: int = 24, compact: bool = False) -
     s = state.server
     if s is None or not s.arm.adaptive:
         return None
-    one = dict(no_wrap=True, overflow="ellipsis")
+    one: dict[str, Any] = dict(no_wrap=True, overflow="ellipsis")
     t = Text(**one)
     cur = state.spec_active()
     if cur is None:
@@ -216,7 +217,7 @@ def throughput_panel(state: RuntimeState, spark_width: int = 48, compact: bool =
 def _throughput_compact(state: RuntimeState, spark_width: int) -> RenderableType:
     """Four lines: rolling rate, recent per-request median, the sparkline, the streams in flight."""
     live = state.live
-    one = dict(no_wrap=True, overflow="ellipsis")
+    one: dict[str, Any] = dict(no_wrap=True, overflow="ellipsis")
     head = Text(**one)
     head.append("rolling 5 s ", style="dim")
     head.append(num(live.rolling_tok_s if live else None, ".1f"), style="bold cyan")
@@ -304,7 +305,7 @@ def acceptance_panel(state: RuntimeState, width: int = 24, compact: bool = False
 
 def _acceptance_compact(live) -> RenderableType:
     """Three lines: τ over the recent requests, the p_i curve as glyphs with its values, the τ trend."""
-    one = dict(no_wrap=True, overflow="ellipsis")
+    one: dict[str, Any] = dict(no_wrap=True, overflow="ellipsis")
     positions = list(live.recent_positions)
     head = Text(**one)
     head.append("τ ", style="dim")
@@ -343,7 +344,7 @@ def kv_panel(state: RuntimeState, width: int = 24, compact: bool = False) -> Ren
     usage = m.token_usage if m else None
     used = m.num_used_tokens if m else None
     if compact:
-        one = dict(no_wrap=True, overflow="ellipsis")
+        one: dict[str, Any] = dict(no_wrap=True, overflow="ellipsis")
         line = Text(**one)
         line.append("cap ", style="dim")
         line.append(f"{cap / 1000:,.0f}K tok" if cap else "—")
@@ -387,7 +388,9 @@ def gpu_panel(state: RuntimeState, compact: bool = False) -> RenderableType:
     parts: list[RenderableType] = []
     if g is not None and g.available and g.gpus:
         t = Table(box=None, padding=(0, 1), show_edge=False)
-        for col, j in (("GPU", "left"), ("mem GiB", "right"), ("util", "right"), ("W", "right"), ("°C", "right")):
+        cols: tuple[tuple[str, JustifyMethod], ...] = (("GPU", "left"), ("mem GiB", "right"), ("util", "right"),
+                                                       ("W", "right"), ("°C", "right"))
+        for col, j in cols:
             t.add_column(col, justify=j, no_wrap=True)
         for d in g.gpus:
             t.add_row(f"{d.index} {(d.name or '?').replace('NVIDIA ', '')[:12]}",
@@ -422,7 +425,7 @@ def gpu_panel(state: RuntimeState, compact: bool = False) -> RenderableType:
 def _gpu_compact(state: RuntimeState) -> RenderableType:
     """Three lines: device memory and utilisation over all GPUs (or why there is none), foreign processes, the
     engine's weights and KV cache per GPU."""
-    one = dict(no_wrap=True, overflow="ellipsis")
+    one: dict[str, Any] = dict(no_wrap=True, overflow="ellipsis")
     g = state.gpu
     lines: list[Text] = []
     if g is not None and g.available and g.gpus:
@@ -511,7 +514,7 @@ def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_
     if c is None:
         return Text("no cell yet — r runs a cell (choose set and protocol), a runs the health anchor; "
                     "rows land in sessions/", style="dim")
-    one = dict(no_wrap=True, overflow="ellipsis")
+    one: dict[str, Any] = dict(no_wrap=True, overflow="ellipsis")
     head = Text(**one)
     head.append(c.label, style="bold")
     head.append(f"  {c.done}/{c.total}  ", style="")
@@ -547,8 +550,9 @@ def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_
 
     def table(n: int) -> Table:
         t = Table(box=None, padding=(0, 1), show_edge=False)
-        for col, j in (("request", "left"), ("TTFT s", "right"), ("tok/s", "right"), ("τ", "right"),
-                       ("out", "right"), ("note", "left")):
+        cols: tuple[tuple[str, JustifyMethod], ...] = (("request", "left"), ("TTFT s", "right"), ("tok/s", "right"),
+                                                       ("τ", "right"), ("out", "right"), ("note", "left"))
+        for col, j in cols:
             t.add_column(col, justify=j, no_wrap=True)
         for r in (rows[-n:] if n else []):
             note = r.error or ",".join(r.flags)
@@ -579,18 +583,18 @@ def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_
     parts: list[RenderableType] = [head]
     body: list[RenderableType] = [table(n_rows)] if (n_rows or height is None) else []
     tail: list[RenderableType] = []
-    if show["dist"]:
+    if show["dist"] and dist is not None:
         tail.append(dist)
-    if show["pi"]:
+    if show["pi"] and pi is not None:
         tail.append(pi)
-    if show["fc"]:
+    if show["fc"] and fc is not None:
         tail.append(fc)
     if compact:
         parts += [foot] + [x for x in (pi if show["pi"] else None, fc if show["fc"] else None) if x is not None]
-        parts += body + ([dist] if show["dist"] else [])
+        parts += body + ([dist] if show["dist"] and dist is not None else [])
     else:
         parts += body + [foot] + tail
-    if show["path"]:
+    if show["path"] and path is not None:
         parts.append(path)
     return Group(*parts)
 
