@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from console.core.fmt import utc_iso
 from console.core.measure.records import RequestRecord
@@ -22,9 +22,36 @@ from console.core.sessions.adaptive import append_request_steps, write_adaptive_
 from console.core.sessions.store import CellWriter, load_rows, read_json
 from console.core.workload.prompts import load_set
 
+if TYPE_CHECKING:
+    from console.core.engine.admin import AdminClient
+    from console.core.engine.stream import StreamClient
+    from console.core.launch.process import EngineProcess
+    from console.core.launch.profile import Profile
+    from console.core.run.events import Event
+    from console.core.run.monitor import LiveMonitor
+    from console.core.run.state import RuntimeState
+    from console.core.sessions.store import Session
+
 
 class Cells:
     """Runtime's cells, anchor and flip forecast."""
+
+    # set by Runtime.__init__ (this class is one of Runtime's parts)
+    state: RuntimeState
+    profile: Profile | None
+    engine: EngineProcess | None
+    session: Session | None
+    admin: AdminClient | None
+    stream: StreamClient | None
+    monitor: LiveMonitor
+    _stop_cell: bool
+    _pending_forecast: tuple[int, str, Any] | None
+
+    if TYPE_CHECKING:  # Runtime's own methods and Telemetry's
+        def _emit(self, ev: Event) -> None: ...
+        def _engines_alive(self) -> bool: ...
+        def _report_death(self) -> None: ...
+        def request_steps(self, rec: Any) -> list[int]: ...
 
     def _cell_manifest(self, proto: CellProtocol, pset, label: str) -> dict[str, Any]:
         info = self.state.server
@@ -105,7 +132,7 @@ class Cells:
                     runtime.monitor.record_finished(rec)
                     runtime._emit(RequestFinished(rec, data["done"], data["total"]))
                 elif kind == "started":
-                    runtime._emit(CellStarted(label, proto.n, str(writer.dir)))
+                    runtime._emit(CellStarted(prog.label, proto.n, str(writer.dir)))
 
         try:
             result = await run_cell(
@@ -165,6 +192,7 @@ class Cells:
         base = self.forecast_base()
         if base is None:
             return None, "no measured cell with per-position acceptance on this arm yet (r runs one)"
+        assert base.cell_dir is not None and base.summary is not None  # forecast_base picks only such cells
         new_depth = flip.after.arm.depth
         try:
             cf = cell_forecast(Path(base.cell_dir), [new_depth])

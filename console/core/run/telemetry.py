@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import TYPE_CHECKING
 
 from console.core.engine.admin import AdminError
 from console.core.run.events import (
@@ -12,9 +13,33 @@ from console.core.run.events import (
 )
 from console.core.run.state import SPEC_TRAIL, SpecReading
 
+if TYPE_CHECKING:
+    from console.core.engine.admin import AdminClient
+    from console.core.engine.server_info import ServerInfo
+    from console.core.engine.stream import StreamClient
+    from console.core.launch.process import EngineProcess
+    from console.core.run.events import Event
+    from console.core.run.monitor import LiveMonitor
+    from console.core.run.state import RuntimeState
+    from console.core.telemetry.nvml import NvmlPoller
+
 
 class Telemetry:
     """Runtime's telemetry loop and engine watchdog."""
+
+    # set by Runtime.__init__ (this class is one of Runtime's parts)
+    state: RuntimeState
+    engine: EngineProcess | None
+    node_engines: list[EngineProcess]
+    admin: AdminClient | None
+    stream: StreamClient | None
+    monitor: LiveMonitor
+    nvml: NvmlPoller
+    _telemetry: asyncio.Task[None] | None
+
+    if TYPE_CHECKING:  # Runtime's own methods
+        def _emit(self, ev: Event) -> None: ...
+        def _have_server(self, info: ServerInfo) -> None: ...
 
     def _engines_alive(self) -> bool:
         return all(e.alive for e in [self.engine, *self.node_engines] if e is not None)
