@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -20,6 +20,11 @@ from .outputs import OutputPlan
 from .runtime import RequestHandle, TraceRecord
 from .shaping import DISCONNECT_POLL_S, TRUNCATED_MSG, _error, disconnected_message, merged, refused, stream_flags  # noqa: F401
 from .toolcalls import KimiStreamParser, parse_final
+
+if TYPE_CHECKING:
+    from .engine import Engine
+    from .faults import FaultState
+    from .runtime import EngineRuntime
 
 
 class FaultStreamingResponse(StreamingResponse):
@@ -42,6 +47,16 @@ class ResponseShaping(CompletionShaping):
     """SimServer's answers: the SSE generators and JSON bodies of submitted requests (a request's `n` choices and
     a batch's prompts are one engine request each, answered together)."""
 
+    # set by SimServer.__init__ (this class is one of SimServer's parts)
+    engine: Engine
+    runtime: EngineRuntime
+    faults: FaultState
+    ready: bool
+
+    if TYPE_CHECKING:  # SimServer's
+        @staticmethod
+        async def _drain(handle: RequestHandle) -> None: ...
+
     def stream_response(self, events: AsyncIterator[str], rec: TraceRecord) -> StreamingResponse:
         """The SSE response of a streaming request, with the stream faults of this request applied (if any)."""
         if self.faults.stream and self.ready:
@@ -52,7 +67,7 @@ class ResponseShaping(CompletionShaping):
         return StreamingResponse(events, media_type="text/event-stream")
 
     def _sse_frame(self, reqs: SimRequest | Sequence[SimRequest], recs: TraceRecord | Sequence[TraceRecord],
-                   events: AsyncIterator[str]) -> AsyncIterator[str]:
+                   events: AsyncGenerator[str, None]) -> AsyncIterator[str]:
         """A stream's SSE frame: its events, then `data: [DONE]` and the traces' finish; requests whose client
         left before the end are aborted on the engine (as SGLang aborts on disconnect)."""
         reqs = [reqs] if isinstance(reqs, SimRequest) else list(reqs)
@@ -133,7 +148,7 @@ class ResponseShaping(CompletionShaping):
             return wire.usage(req.prompt_tokens, n, req.cached_tokens if cache_report else None,
                               wire.reasoning_tokens(req, n))
 
-        async def gen() -> AsyncIterator[str]:
+        async def gen() -> AsyncGenerator[str, None]:
             started: set[int] = set()
             seen: list[int] = []  # choices in the order their first output came (SGLang's per-index dicts)
             sent_chars = [0] * n_choices
@@ -149,6 +164,7 @@ class ResponseShaping(CompletionShaping):
                 n = out.completion_tokens
                 if out.finished and refused(req):  # an abort with a status code: one error event
                     rec.chunk(0)
+                    assert req.finish_reason is not None  # refused(req)
                     yield wire.sse({"error": {"object": "error", "message": req.finish_reason["message"],
                                               "type": "SERVICE_UNAVAILABLE", "param": None, "code": 503}})
                     return
@@ -233,12 +249,14 @@ class ResponseShaping(CompletionShaping):
             if refused(req):
                 for r2, rec2 in zip(reqs, recs, strict=True):
                     self.trace.finish(rec2, r2)
+                assert req.finish_reason is not None  # refused(req)
                 return _error(req.finish_reason["message"], 503, "503")
         a = self.cfg.args
         wv = a.get("weight_version", "default")
         choices = []
         for i, req in enumerate(reqs):
             reason, matched = wire.chat_finish(req)
+            calls: list[dict]
             text, reasoning, calls = req.text(), None, []
             if plan.parsing:
                 reasoning, text, calls = parse_final(text, reasoning=plan.reasoning, tools=plan.tools,
@@ -290,7 +308,7 @@ class ResponseShaping(CompletionShaping):
         width, seed = hidden.hidden_size(self.dep), self.cfg.sim.seed
         hs = [hidden.GenerateHidden(r, hidden.asked(r), seed, width) for r in reqs]
 
-        async def gen() -> AsyncIterator[str]:
+        async def gen() -> AsyncGenerator[str, None]:
             first = [True] * len(reqs)
             sent = [0] * len(reqs)
             async for i, out in merged(handles):
@@ -325,6 +343,7 @@ class ResponseShaping(CompletionShaping):
             if refused(req):  # HTTPException(503) through the app's handler: an ErrorResponse
                 for r2, rec2 in zip(reqs, recs, strict=True):
                     self.trace.finish(rec2, r2)
+                assert req.finish_reason is not None  # refused(req)
                 return _error(req.finish_reason["message"], 503, "503")
         outs = []
         for req, rec in zip(reqs, recs, strict=True):

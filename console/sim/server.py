@@ -179,14 +179,14 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
         if body.get("return_meta_info") and body.get("stream"):  # serving_chat._convert_to_internal_request
             raise RequestError("return_meta_info is not supported with streaming. Please set stream=false when "
                                "using return_meta_info=true.")
-        rf = body.get("response_format") if isinstance(body.get("response_format"), dict) else {}
+        rf = body["response_format"] if isinstance(body.get("response_format"), dict) else {}
         tc = body.get("tool_choice")
         grammar = bool(rf.get("type") in ("json_schema", "json_object", "structural_tag") or body.get("regex")
                        or body.get("ebnf") or (body.get("tools") and (tc == "required" or isinstance(tc, dict))))
         return _mark_grammar(super().chat_request(body), grammar)
 
     def generate_request(self, body: dict[str, Any]) -> Any:
-        sp = body.get("sampling_params") if isinstance(body.get("sampling_params"), dict) else {}
+        sp = body["sampling_params"] if isinstance(body.get("sampling_params"), dict) else {}
         req = hidden.mark(_mark_grammar(super().generate_request(body), _has_grammar(sp)), body, self.cfg.args)
         try:
             ask = generate_ask(body, req.prompt_tokens, self.dep.model.vocab_size)
@@ -199,7 +199,7 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
         return req
 
     def completion_requests(self, body: dict[str, Any]) -> Any:
-        rf = body.get("response_format") if isinstance(body.get("response_format"), dict) else {}
+        rf = body["response_format"] if isinstance(body.get("response_format"), dict) else {}
         grammar = _has_grammar(body) or rf.get("type") in ("json_schema", "json_object", "structural_tag")
         return _mark_grammar(super().completion_requests(body), grammar)
 
