@@ -227,7 +227,7 @@ def f_markov(rng: random.Random, short: bool) -> Problem:
     rows = []
     for k in range(0, 90):
         rows.append(row(k, *(fmt(float(x), 6) for x in dist), fmt(float(max(dist) - min(dist)), 6)))
-        dist = [sum(dist[i] * P[i][j] for i in range(S)) for j in range(S)]
+        dist = [sum((dist[i] * P[i][j] for i in range(S)), Fraction(0)) for j in range(S)]
     blocks.append(Block("assistant", "Iterating $\\pi_{k+1} = \\pi_k P$ exactly and rounding to six decimals:\n\n" +
                         table(["$k$", *[f"$\\pi_k({n})$" for n in names], "spread"]), rows[:40],
                         "The entries of every row sum to $1$ up to rounding, which is a useful check."))
@@ -465,6 +465,7 @@ def f_amortization(rng: random.Random, short: bool) -> Problem:
 
 
 def _factor(n: int) -> dict[int, int]:
+    out: dict[int, int]
     out, d = {}, 2
     while d * d <= n:
         while n % d == 0:
@@ -605,6 +606,8 @@ def f_graph(rng: random.Random, short: bool) -> Problem:
     edges_tab = table(["$u$", "$v$", "$c(u,v)$"]) + "\n" + "\n".join(erows)
     blocks = [Block("user", (ctx if short else ctx + "\n\n" + lem) + "\n\n" + edges_tab)]
     def dijkstra(src: int) -> tuple[dict[int, int], list[str]]:
+        prev: dict[int, int]
+        settled: set[int]
         dist, prev, settled, rows = {src: 0}, {}, set(), []
         while len(settled) < V:
             v = min((x for x in dist if x not in settled), key=lambda x: (dist[x], x))

@@ -453,6 +453,8 @@ def _doc_lines(d: Doc) -> list[str]:
 
 
 def _chunks(lines: list[str], target_chars: int = 4500) -> list[list[str]]:
+    out: list[list[str]]
+    cur: list[str]
     out, cur, size, fence = [], [], 0, False
     for ln in lines:
         starts_section = bool(_HEADING.match(ln)) and not fence
@@ -483,6 +485,7 @@ def _first_sentence(s: str, limit: int = 260) -> str:
 def _digest(lines: list[str], rng: random.Random, opener: list[str], closer: list[str], cap: int = 2200) -> str:
     """First sentence of each prose paragraph, under its section heading (code blocks, tables and HTML skipped)."""
     points: list[str] = []
+    para: list[str]
     heading, fence, para = "", False, []
 
     def flush() -> None:
@@ -707,6 +710,7 @@ def build_long() -> list[dict[str, Any]]:
 
         pid = f"chat-{k + 1:02d}"
         msgs, _, n = fit(pid, render, capacity, LONG_FIT)
+        used: list[dict[str, Any]]
         used, left = [], n
         for d, src, ch, _ask, _s in plan:
             if left <= 0:
@@ -714,7 +718,7 @@ def build_long() -> list[dict[str, Any]]:
             take = min(left, len(ch))
             left -= take
             if used and used[-1]["path"] == src.path and used[-1].get("part") == list(d.part):
-                used[-1]["chunk_lines"] += take  # type: ignore[operator]
+                used[-1]["chunk_lines"] += take
             else:
                 used.append(src.provenance(part=list(d.part), chunk_lines=take))
         out.append({"id": pid, "domain": "chat", "messages": msgs,

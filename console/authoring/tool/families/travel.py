@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from datetime import timedelta
+from typing import Any
 
 from console.authoring.gen_fit import pick
 from console.authoring.tool.pools import CITIES, LAST, ORGS, _domain, _email, _hex, _iso, _person, _start
@@ -65,6 +66,7 @@ def fam_travel(rng: random.Random, variant: int) -> Scenario:
         offers = []
         for _ in range(rng.randrange(6, 11)):
             dep = date + timedelta(hours=rng.randrange(6, 21), minutes=rng.choice([0, 15, 30, 45]))
+            segs: list[dict[str, Any]]
             segs, t = [], dep
             for _st in range(rng.randrange(1, 3)):
                 dur = timedelta(minutes=rng.randrange(70, 600))
