@@ -437,6 +437,7 @@ class ConsoleApp(App[int]):
             self.notify("no measured cell with per-position acceptance on this arm yet (r runs one)",
                         severity="warning")
             return
+        assert base.cell_dir is not None  # forecast_base picks only cells with a directory
         self.push_screen(ForecastScreen(Path(base.cell_dir)))
 
     def action_chat(self) -> None:
@@ -452,6 +453,7 @@ class ConsoleApp(App[int]):
         from console.core.run.chat import ChatSession, ChatUnavailable
         from console.ui.screens.chat import BothArmsScreen
         rt = self.runtime
+        assert rt is not None  # _can_chat checked it
         try:
             a = ChatSession.on_server(rt.chat_target())
         except ChatUnavailable as e:
@@ -598,6 +600,7 @@ class ConsoleApp(App[int]):
         if not self._may_relaunch("attached to a server the console did not launch: flips need a profile (--profile)",
                                   "flip", "flipping"):
             return
+        assert rt is not None and rt.profile is not None  # _may_relaunch checked both
         try:
             if kind in ("depth+", "depth-"):
                 flip = flips.flip_depth(rt.profile, +1 if kind == "depth+" else -1)
@@ -632,6 +635,7 @@ class ConsoleApp(App[int]):
         if not self._may_relaunch("the probe relaunches the engine at each width: it needs a launched profile "
                                   "(--profile)", "probe", "probing"):
             return
+        assert rt is not None and rt.profile is not None  # _may_relaunch checked both
         base = rt.profile
         try:
             plan = plan_probe(base, server_args=rt.state.server.raw if rt.state.server is not None else None)
@@ -682,7 +686,7 @@ class ConsoleApp(App[int]):
         def say(text: str) -> None:
             rt.emit(E.PairStatus(text))
 
-        self.submit("pair", run_pair(rt, spec, say=say))
+        self.submit("pair", run_pair(rt, spec, say=say))  # type: ignore[arg-type]  # a Runtime in the app; UI tests replace run_pair
 
     def action_sweep(self) -> None:
         """Campaigns: choose a plan (profiles/campaigns/), read its estimate, run it, read the routing table."""

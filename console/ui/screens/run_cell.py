@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -86,7 +87,7 @@ class RunCellScreen(ModalScreen[CellProtocol | None]):
 
     def read(self) -> CellProtocol:
         """The protocol the form describes; raises ValueError with one line naming the field."""
-        kw = {}
+        kw: dict[str, Any] = {}
         for fid, label, attr, parse in FIELDS:
             raw = self.query_one(f"#{fid}", Input).value.strip()
             try:

@@ -10,7 +10,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import work
@@ -63,6 +63,7 @@ def progress_table(p: SweepProgress, width: int) -> Group:
     t.add_column("Δ fc", justify="right", no_wrap=True)
     for k in p.order:
         c = p.cells[k]
+        row: list[RenderableType]
         row = [Text(k if wide else f"{c.arm.removeprefix('k26-')}/{c.prompt_set}/c{c.concurrency}"),
                Text(c.status, style=STATUS_STYLE.get(c.status, "")), f"{c.done}/{c.n}",
                fmt_duration(c.eta_s(r)) if c.status in ("running", "pending") else ""]
