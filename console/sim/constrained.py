@@ -409,7 +409,7 @@ def schema_sample(schema: Any, rng: random.Random, root: dict[str, Any] | None =
         return schema_sample(merged, rng, root, depth + 1)
     kind = _types(schema)[0]
     if kind == "object":
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        props = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
         required = [k for k in schema.get("required", []) if isinstance(k, str)]
         out: dict[str, Any] = {}
         for k, sub in props.items():
@@ -476,7 +476,7 @@ def schema_errors(value: Any, schema: Any, root: dict[str, Any] | None = None, p
         for k in schema.get("required", []):
             if k not in value:
                 errs.append(f"{path}: missing required {k!r}")
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        props = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
         for k, v in value.items():
             if k in props:
                 errs += schema_errors(v, props[k], root, f"{path}.{k}")
@@ -618,7 +618,7 @@ def constraint_of(params: dict[str, Any]) -> tuple[str, Any] | None:
     if isinstance(rf, dict):
         kind = rf.get("type")
         if kind == "json_schema":
-            js = rf.get("json_schema") if isinstance(rf.get("json_schema"), dict) else {}
+            js = rf["json_schema"] if isinstance(rf.get("json_schema"), dict) else {}
             schema = js.get("schema", js.get("schema_"))
             if schema is None:
                 raise ValueError("schema_ is required for json_schema response format request.")

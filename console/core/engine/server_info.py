@@ -61,10 +61,10 @@ class ServerInfo:
             raise ValueError("/server_info: expected a JSON object")
         states = d.get("internal_states") or []
         st0 = states[0] if states and isinstance(states[0], dict) else {}
-        mu = st0.get("memory_usage") if isinstance(st0.get("memory_usage"), dict) else None
+        mu = st0["memory_usage"] if isinstance(st0.get("memory_usage"), dict) else None
         memory = None
         if mu is not None:
-            graph = mu.get("graph") if isinstance(mu.get("graph"), dict) else {}
+            graph = mu["graph"] if isinstance(mu.get("graph"), dict) else {}
             memory = MemoryUsage(
                 weight_gb=_f(mu.get("weight")),
                 kvcache_gb=_f(mu.get("kvcache")),

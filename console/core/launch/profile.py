@@ -412,9 +412,9 @@ def problems(p: Profile) -> list[str]:
     d = p.drafter
     if d.family not in FAMILIES:
         bad(f"{w}: drafter.family {d.family!r} is not one of {', '.join(FAMILIES)}")
-    for f, v in (("drafter.steps", d.steps), ("drafter.topk", d.topk), ("drafter.draft_tokens", d.draft_tokens)):
-        if v is not None and v < 1:
-            bad(f"{w}: {f} must be ≥ 1, got {v}")
+    for f, val in (("drafter.steps", d.steps), ("drafter.topk", d.topk), ("drafter.draft_tokens", d.draft_tokens)):
+        if val is not None and val < 1:
+            bad(f"{w}: {f} must be ≥ 1, got {val}")
     if not d.enabled:
         if any(v is not None for v in (d.model, d.steps, d.topk, d.draft_tokens)):
             bad(f"{w}: drafter.family is 'none' but drafter numbers are set; remove them or set a family")
@@ -444,7 +444,7 @@ def load_profile(path: Path) -> Profile:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(f"{path}: not valid TOML ({e})") from None
-    name = data.get("name") if isinstance(data.get("name"), str) else path.stem
+    name = data["name"] if isinstance(data.get("name"), str) else path.stem
     return profile_from_dict(data, name=name, path=path)
 
 

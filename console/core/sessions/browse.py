@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from console.core.arm import Arm
 from console.core.measure import stats
@@ -167,7 +167,7 @@ def arm_of(manifest: dict[str, Any] | None) -> Arm:
     m = manifest if isinstance(manifest, dict) else {}
     if isinstance(m.get("arm"), dict):
         return Arm.from_json(m["arm"])
-    spec = m.get("speculative") if isinstance(m.get("speculative"), dict) else {}
+    spec = m["speculative"] if isinstance(m.get("speculative"), dict) else {}
     return Arm.from_server_info({"speculative_algorithm": spec.get("algorithm"),
                                  "speculative_num_steps": spec.get("num_steps"),
                                  "speculative_eagle_topk": spec.get("topk"),
@@ -181,7 +181,7 @@ def spec_label(spec: dict[str, Any] | None) -> str:
     return arm_of({"speculative": spec}).short()
 
 
-def _spec_on(spec: Any) -> bool:
+def _spec_on(spec: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(spec, dict) and bool(spec.get("algorithm")) and str(spec.get("algorithm")).upper() != "NONE"
 
 
@@ -212,9 +212,9 @@ def read_cell(cell_dir: Path) -> CellEntry:
     e.label = str(m.get("label") or cell_dir.name)
     e.profile = m.get("profile")
     e.spec = arm_of(m).short() if m else "—"
-    ps = m.get("prompt_set") if isinstance(m.get("prompt_set"), dict) else {}
+    ps = m["prompt_set"] if isinstance(m.get("prompt_set"), dict) else {}
     e.prompt_set, e.prompt_sha256 = ps.get("name"), ps.get("sha256")
-    e.protocol = m.get("protocol") if isinstance(m.get("protocol"), dict) else None
+    e.protocol = m["protocol"] if isinstance(m.get("protocol"), dict) else None
     e.complete = m.get("complete") is True
     e.started, e.ended = _parse_utc(m.get("started_utc")), _parse_utc(m.get("ended_utc"))
     e.anchor = e.label == "anchor"
@@ -252,13 +252,13 @@ def read_pair(pair_path: Path) -> PairEntry:
     if not isinstance(doc, dict):
         e.problem = problem or f"{p.name} is not an object"
         return e
-    sp = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    sp = doc["spec"] if isinstance(doc.get("spec"), dict) else {}
     e.a, e.b, e.order = sp.get("a"), sp.get("b"), sp.get("order")
     e.interleaved = bool(sp.get("interleaved"))
     e.prompt_set = (sp.get("protocol") or {}).get("prompt_set") if isinstance(sp.get("protocol"), dict) else None
     e.verdict = doc.get("verdict")
-    st = doc.get("stats") if isinstance(doc.get("stats"), dict) else {}
-    eff = st.get("effect") if isinstance(st.get("effect"), dict) else {}
+    st = doc["stats"] if isinstance(doc.get("stats"), dict) else {}
+    eff = st["effect"] if isinstance(st.get("effect"), dict) else {}
     e.effect_pct, e.resolved, e.drift_flag = eff.get("point_pct"), bool(eff.get("resolved")), st.get("drift_flag")
     e.created = _parse_utc(doc.get("created_utc"))
     for leg in doc.get("legs") or []:
@@ -300,7 +300,7 @@ def read_session(d: Path) -> SessionSummary:
         meta = {}
     slug = meta.get("slug") or (d.name.split("-", 1)[1] if "-" in d.name else d.name)
     s = SessionSummary(dir=d, created=_created(d, meta), slug=str(slug), problem=problem if not meta else None)
-    node = meta.get("node") if isinstance(meta.get("node"), dict) else {}
+    node = meta["node"] if isinstance(meta.get("node"), dict) else {}
     s.hostname = node.get("hostname")
     s.engine_version = meta.get("engine_version") or node.get("engine_version")
     s.attached = meta.get("attached")
@@ -389,8 +389,8 @@ def check_comparable(a_dir: Path, b_dir: Path) -> tuple[dict[str, Any], dict[str
     if a_dir.resolve() == b_dir.resolve():
         raise ValueError(f"cannot compare: A and B are the same cell ({a_dir.name})")
     ma, mb = _manifest(a_dir), _manifest(b_dir)
-    pa = ma.get("prompt_set") if isinstance(ma.get("prompt_set"), dict) else {}
-    pb = mb.get("prompt_set") if isinstance(mb.get("prompt_set"), dict) else {}
+    pa = ma["prompt_set"] if isinstance(ma.get("prompt_set"), dict) else {}
+    pb = mb["prompt_set"] if isinstance(mb.get("prompt_set"), dict) else {}
     ha, hb = pa.get("sha256"), pb.get("sha256")
     if not ha or not hb or ha != hb:
         raise ValueError(f"cannot compare: prompt sets differ — A {pa.get('name') or '?'} sha256 {_short(ha)} vs "
@@ -399,8 +399,8 @@ def check_comparable(a_dir: Path, b_dir: Path) -> tuple[dict[str, Any], dict[str
     if sa != sb:
         raise ValueError(f"cannot compare: A ran on the twin at time scale ×{sa:g}, B at ×{sb:g}; both read as the "
                          "modelled node, but the client's own overhead scales with S (compare cells of one scale)")
-    qa = ma.get("protocol") if isinstance(ma.get("protocol"), dict) else None
-    qb = mb.get("protocol") if isinstance(mb.get("protocol"), dict) else None
+    qa = ma["protocol"] if isinstance(ma.get("protocol"), dict) else None
+    qb = mb["protocol"] if isinstance(mb.get("protocol"), dict) else None
     if qa is None or qb is None:
         raise ValueError(f"cannot compare: {(a_dir if qa is None else b_dir).name} records no protocol "
                          f"(prompt set {pa.get('name')} sha256 {_short(ha)} on both)")
@@ -438,7 +438,7 @@ def compare_cells(a_dir: Path, b_dir: Path, seed: int = 0, *, a_name: str = "A",
     seeded bootstrap 95% CI of `pairs.bootstrap_ratio`, and the verdict. Refuses (ValueError, one line) unless
     the cells share the prompt-set SHA-256 and the protocol (`check_comparable`)."""
     ma, mb = check_comparable(a_dir, b_dir)
-    kw = {} if n_boot is None else {"n_boot": n_boot}
+    kw: dict[str, Any] = {} if n_boot is None else {"n_boot": n_boot}
     ps = pair_stats([load_rows(Path(a_dir))], [load_rows(Path(b_dir))], order="AB", seed=seed, a_name=a_name,
                     b_name=b_name, a_ndt=_ndt(ma), b_ndt=_ndt(mb), a_kv=ma.get("kv_capacity_tokens"),
                     b_kv=mb.get("kv_capacity_tokens"), usd_per_hour=ma.get("node_usd_per_hour"), **kw)
