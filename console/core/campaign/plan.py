@@ -398,6 +398,9 @@ def _arms(where: str, raw: Any, node_names: set[str], errs: list[str], profiles:
                         "(arms derived from a profile)")
             continue
         base_ref = d.get("profile") or d.get("flips_of")
+        if not base_ref:  # an empty string passes the type check; Path(None) would raise a TypeError below
+            errs.append(f"{where}: {at}.{'profile' if 'profile' in d else 'flips_of'} is empty; name a profile")
+            continue
         try:
             base = resolve_profile(base_ref) if profiles is None else _resolve_in(base_ref, profiles)
         except ProfileError as e:
