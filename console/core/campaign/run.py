@@ -20,6 +20,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +101,7 @@ class SweepProgress:
         done = [c for c in self.cells.values() if c.status == "done" and c.started and c.ended and c.est_wall_s > 0]
         if not done:
             return 1.0
-        return max(0.05, sum(c.ended - c.started for c in done) / sum(c.est_wall_s for c in done))
+        return max(0.05, sum((c.ended or 0.0) - (c.started or 0.0) for c in done) / sum(c.est_wall_s for c in done))
 
     def eta_s(self) -> float:
         r = self.ratio()
@@ -274,7 +275,7 @@ class CampaignRunner:
                     rt = Runtime(profile=prof, sim=self.sim,
                                  sim_args=self.sim_args if (self.sim or prof.is_sim) else [],
                                  sessions=self.sessions_root, session_dir=sess, force=self.force,
-                                 observer=lambda ev, node=node: self._runtime_event(node, ev))
+                                 observer=partial(self._runtime_event, node))
                     self.runtimes[node] = rt
                     await rt.start()
                 else:
@@ -415,7 +416,7 @@ class CampaignRunner:
         self.emit("cell_done", node, f"[{node}] {cp.key}: {_f(s.median_tok_s)} tok/s median, τ {_f(s.tau, '.2f')} "
                                      f"(n={s.n_included}) in {_dur(live.ended - (live.started or live.ended))}"
                   + (f"; forecast {fc['tok_s']:.1f} → measured {s.median_tok_s:.1f} ({live.error_pct:+.1f}%)"
-                     if live.error_pct is not None else "")
+                     if fc is not None and live.error_pct is not None else "")
                   + f"; campaign ETA {_dur(self.progress.eta_s())}", key=cp.key)
 
     def _forecast(self, cp: CellPlan) -> dict[str, Any] | None:

@@ -72,6 +72,7 @@ def fit_verify_tax(cells: Sequence[tuple[int, Sequence[float]]], *, seed: int = 
     x = np.array([w for w, _ in pts], dtype=float)
     y = np.array([float(np.median(xs)) for _, xs in pts])
     slope = stats.verify_tax_ms(list(zip(x.tolist(), y.tolist(), strict=True)))
+    assert slope is not None  # two widths at least
     rng = np.random.default_rng(seed)
     boots = np.empty(n_boot)
     for b in range(n_boot):
@@ -145,7 +146,7 @@ class ProbeFit:
         def sf(x: dict | None) -> SlopeFit | None:
             if not x:
                 return None
-            return SlopeFit(float(x["slope_ms"]), tuple(x["ci_ms"]), float(x["intercept_ms"]),  # type: ignore[arg-type]
+            return SlopeFit(float(x["slope_ms"]), tuple(x["ci_ms"]), float(x["intercept_ms"]),
                             tuple(int(w) for w in x["widths"]), tuple(float(m) for m in x["medians_ms"]),
                             tuple(int(n) for n in x["n"]), x.get("launch_sd_ms"),
                             tuple(x["ci_requests_ms"]) if x.get("ci_requests_ms") else None)
@@ -153,7 +154,7 @@ class ProbeFit:
         if v is None and c is None:
             raise ValueError("a probe fit with neither verify nor chain legs")
         dp_ci = d.get("draft_pass_ci_ms")
-        return cls(v, c, d.get("draft_pass_ms"), tuple(dp_ci) if dp_ci else None)  # type: ignore[arg-type]
+        return cls(v, c, d.get("draft_pass_ms"), tuple(dp_ci) if dp_ci else None)
 
 
 def _boot_slopes(pts: Sequence[tuple[int, np.ndarray]], rng: np.random.Generator, n_boot: int
@@ -189,15 +190,16 @@ def _resolved(cells: Sequence[tuple[int, Sequence[float]]], what: str, rng: np.r
     if f is None:
         return None, None, why
     boots, meds = _boot_slopes(pts, rng, n_boot)
-    ci_req = tuple(float(q) for q in np.percentile(boots, [2.5, 97.5]))
+    req_lo, req_hi = np.percentile(boots, [2.5, 97.5])
+    ci_req = (float(req_lo), float(req_hi))
     x = np.array([w for w, _ in pts], dtype=float)
     if len(pts) >= 3:  # between-leg scatter beyond the requests' own: launch-to-launch variation, into the CI
         resid = np.array(f.medians_ms) - (f.intercept_ms + f.slope_ms * x)
         launch_sd = max(0.0, float(np.sum(resid ** 2)) / (len(pts) - 2) - float(np.mean(np.var(meds, axis=0)))) ** 0.5
     if launch_sd:
         boots = boots + rng.normal(0.0, launch_sd / float(np.sum((x - x.mean()) ** 2)) ** 0.5, boots.size)
-    f = replace(f, ci_ms=tuple(float(q) for q in np.percentile(boots, [2.5, 97.5])),  # type: ignore[arg-type]
-                launch_sd_ms=launch_sd, ci_requests_ms=ci_req)
+    ci_lo, ci_hi = np.percentile(boots, [2.5, 97.5])
+    f = replace(f, ci_ms=(float(ci_lo), float(ci_hi)), launch_sd_ms=launch_sd, ci_requests_ms=ci_req)
     if f.slope_ms <= 0:
         return None, None, (f"{what}: slope {f.slope_ms:+.3f} ms/token is not physical (a verified token cannot "
                             "save time)")
@@ -320,6 +322,7 @@ def forecast(positions: Sequence[float], base_depth: int, base_tok_s: float, bas
     if base_tok_s <= 0 or base_tau <= 0:
         raise ValueError("the base cell needs a positive median tok/s and τ")
     step0 = stats.implied_step_ms(base_tau, base_tok_s)
+    assert step0 is not None  # a positive tok/s
     fc = Forecast(base_depth=base_depth, base_tok_s=base_tok_s, base_tau=base_tau, base_step_ms=step0,
                   positions=list(positions), tax=tax, cell_dir=cell_dir)
     tax_ms = tax.ms

@@ -226,8 +226,8 @@ def cost_per_million_usd(node_usd_per_hour: float | None, tok_s: float | None) -
 
 def aggregate_output_tok_s(rows: Sequence[RequestRecord], concurrency: int) -> float | None:
     """Closed-loop throughput of a cell (tok/s): concurrency × Σ completion_tokens / Σ E2E over the included rows."""
-    pairs = [(r.completion_tokens, e2e_s(r)) for r in rows if r.ok and not r.flags and not r.warmup]
-    pairs = [(t, e) for t, e in pairs if t and e]
+    raw = [(r.completion_tokens, e2e_s(r)) for r in rows if r.ok and not r.flags and not r.warmup]
+    pairs = [(t, e) for t, e in raw if t and e]
     if not pairs or concurrency < 1:
         return None
     return concurrency * sum(t for t, _ in pairs) / sum(e for _, e in pairs)

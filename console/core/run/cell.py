@@ -77,7 +77,7 @@ TRANSPORT_ERRORS = ("connection error", "stream ended before [DONE]", "timeout")
 
 
 def is_transport_error(rec: RequestRecord) -> bool:
-    return bool(rec.error) and rec.error.startswith(TRANSPORT_ERRORS)
+    return bool(rec.error and rec.error.startswith(TRANSPORT_ERRORS))
 
 
 @dataclass
@@ -208,7 +208,7 @@ async def run_legs(
         if warm_errors and len(warm_errors) == warm:
             obs.cell_event("status", text=f"warm-up failed: {warm_errors[-1]}")
 
-    flush_info = None
+    flush_info: dict[str, Any] | None = None
     if any(leg.proto.flush_cache for leg in legs) and plan:
         obs.cell_event("status", text="flushing the server cache (resets its lifetime spec counters)")
         try:

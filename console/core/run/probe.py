@@ -192,6 +192,7 @@ def plan_probe(p: Profile, *, prompts: str = DEFAULT_PROMPTS, widths: list[int] 
     rule = FAMILY_RULES[fam]
     if no_tree is None:
         t = topk if topk is not None else (p.drafter.topk if (p.drafter.topk or 1) > 1 else DEFAULT_TOPK)
+        assert t is not None  # the drafter's topk is taken only when set (> 1)
         if t < 2:
             raise ProbeRefused(f"probe verify-tax: --topk {t}: the width legs need topk ≥ 2 (with topk 1 SGLang "
                                f"forces num_draft_tokens = steps + 1, so the width cannot move alone)")
