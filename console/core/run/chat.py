@@ -392,14 +392,13 @@ class ChatSession:
 
     def _sdk(self) -> Any:
         if self._client is None:
-            import httpx
-            from openai import AsyncOpenAI
+            from openai import AsyncOpenAI, Timeout  # the SDK's own HTTP library's Timeout (httpx, or httpx2 in 3.x)
             kw: dict[str, Any] = {}
             if self._http_client is not None:
                 kw["http_client"] = self._http_client
             self._client = AsyncOpenAI(
                 base_url=self.base_url + "/v1", api_key=self._api_key or "none", max_retries=0,
-                timeout=httpx.Timeout(connect=10.0, read=self.stall_timeout_s, write=30.0, pool=30.0), **kw)
+                timeout=Timeout(connect=10.0, read=self.stall_timeout_s, write=30.0, pool=30.0), **kw)
         return self._client
 
     async def stream_turn(self, user_text: str, on_text: TextCallback | None = None,
