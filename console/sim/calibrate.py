@@ -124,7 +124,10 @@ def run_cell(arm: str | list[str], domain: str, *, prompt_tokens: int = 10_000, 
             engine.submit(SimRequest(rid="warmup", prompt_tokens=warm, max_new_tokens=4, ignore_eos=True,
                                      domain=domain, prompt_hash=-1), engine.clock)
             while engine.has_work():
-                engine.commit(engine.plan())
+                warm_plan = engine.plan()
+                if warm_plan is None:  # as the measuring loop below: nothing left that can run
+                    break
+                engine.commit(warm_plan)
     res = CellResult(arm if isinstance(arm, str) else " ".join(arm), domain, prompt_tokens, max_tokens, concurrency,
                      max_total_num_tokens=engine.capacity)
     outputs: dict[int, list[RequestOutput]] = {}
