@@ -26,11 +26,11 @@ import re
 from typing import Any
 
 try:  # Python 3.11+: the parser behind re.compile
-    import re._constants as _sre_c  # type: ignore[import-not-found]
-    import re._parser as _sre_parse  # type: ignore[import-not-found]
+    import re._constants as _sre_c  # type: ignore[import-not-found]  # private module, not in typeshed
+    import re._parser as _sre_parse  # type: ignore[import-not-found]  # private module, not in typeshed
 except ImportError:  # pragma: no cover
-    import sre_constants as _sre_c  # type: ignore[no-redef]
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
+    import sre_constants as _sre_c
+    import sre_parse as _sre_parse
 
 _WORDS = ("alpha", "delta", "orbit", "cedar", "ember", "harbor", "lumen", "meadow", "nova", "pixel", "quartz",
           "river", "summit", "tundra", "violet", "willow", "zephyr", "amber", "beacon", "canyon")
@@ -189,6 +189,7 @@ def _parse_expr(text: str, rule: str) -> Any:
         m = _EBNF_TOKEN.match(text, pos)
         if m is None:
             raise ValueError(f"EBNF rule {rule!r}: cannot read {text[pos:].strip()[:20]!r}")
+        assert m.lastgroup is not None  # every alternative of _EBNF_TOKEN is a named group
         toks.append((m.lastgroup, m.group(m.lastgroup)))
         pos = m.end()
     node, i = _alt(toks, 0, rule)
@@ -458,7 +459,7 @@ def schema_errors(value: Any, schema: Any, root: dict[str, Any] | None = None, p
             if all(schema_errors(value, s, root, path) for s in schema[key]):
                 return [f"{path}: matches no {key} branch"]
     if isinstance(schema.get("allOf"), list):
-        errs = [e for s in schema["allOf"] for e in schema_errors(value, s, root, path)]
+        errs: list[str] = [e for s in schema["allOf"] for e in schema_errors(value, s, root, path)]
         if errs:
             return errs
     if "type" not in schema and not ({"properties", "required", "items"} & set(schema)):
@@ -471,7 +472,7 @@ def schema_errors(value: Any, schema: Any, root: dict[str, Any] | None = None, p
               "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)}
     if not any(checks.get(k, lambda v: True)(value) for k in kinds):
         return [f"{path}: not of type {'/'.join(kinds)}"]
-    errs: list[str] = []
+    errs = []
     if isinstance(value, dict):
         for k in schema.get("required", []):
             if k not in value:

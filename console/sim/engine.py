@@ -601,6 +601,7 @@ class Engine:
     def _verify(self, r: SimRequest, k_active: int | None = None) -> int:
         """One verify step for `r`: draw the accepted prefix, record it, append accepted + bonus tokens.
         `k_active`: draft positions proposed this step (adaptive steps), default all."""
+        assert r.acceptance is not None and r.accept_rng is not None  # set at admission on a speculative server
         conds = r.acceptance.at(r.prompt_tokens + r.n_out)
         if k_active is not None:
             conds = conds[:k_active]
@@ -619,6 +620,7 @@ class Engine:
     def _add_tokens(self, r: SimRequest, n: int) -> int:
         """Append up to `n` tokens, stopping at EOS, a stop token/string, max_new_tokens or the context limit.
         Returns the number of completion tokens added (EOS included)."""
+        assert r.words is not None and r.rng is not None  # set at admission
         limit = min(r.max_new_tokens, self.context_len - r.prompt_tokens)
         n = max(0, min(n, limit - r.n_out))
         start = r.n_out  # no EOS yet: every token so far is visible
@@ -669,6 +671,7 @@ class Engine:
     def _match_stop(self, r: SimRequest, start: int, end: int) -> tuple[int, int, str] | None:
         """The earliest stop string completed by visible tokens [start, end):
         (visible tokens up to the one completing it, text length before it, the stop string)."""
+        assert r.words is not None  # set at admission
         pieces = r.words.pieces
         longest = max(len(s) for s in r.stop)
         tail_from = start

@@ -155,7 +155,7 @@ async def faulted_stream(events: AsyncIterator[str], rec: TraceRecord, actions: 
             yield ev
             sent += carried
     finally:
-        await events.aclose()  # type: ignore[attr-defined]
+        await events.aclose()  # type: ignore[attr-defined]  # the routes' SSE streams are async generators
 
 
 # ------------------------------------------------------------------------------------------------- tracebacks

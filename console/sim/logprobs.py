@@ -258,10 +258,10 @@ def _entries(key: str, pos: int, lp: float, tid: int, piece: str, ranked: list[t
         by_id[tid] = lp
         floor = ranked[-1][0]
         for want in ask.token_ids:
-            v = by_id.get(want)
-            if v is None:
-                v = floor - random.Random(f"logprob-id:{key}:{pos}:{want}").uniform(*_FAR_BELOW)
-            chosen.append(_entry(v, want, piece if want == tid else _id_text(want), ask.text))
+            want_lp = by_id.get(want)
+            if want_lp is None:
+                want_lp = floor - random.Random(f"logprob-id:{key}:{pos}:{want}").uniform(*_FAR_BELOW)
+            chosen.append(_entry(want_lp, want, piece if want == tid else _id_text(want), ask.text))
     return token, tops, chosen
 
 
@@ -364,6 +364,8 @@ def meta_logprobs(req: SimRequest, sim_seed: int, n: int, finished: bool = True)
     ask = asked_logprobs(req)
     if ask is None:
         return {}
+    inp: dict[str, list[Any]]
+    outp: dict[str, list[Any]]
     if ask.aborted:
         inp = outp = {"token": [], "top": [], "ids": []}
     else:

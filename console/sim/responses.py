@@ -35,7 +35,7 @@ class FaultStreamingResponse(StreamingResponse):
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
         async for chunk in self.body_iterator:
             if chunk is TRUNCATE:
-                await self.body_iterator.aclose()  # type: ignore[attr-defined]
+                await self.body_iterator.aclose()  # type: ignore[attr-defined]  # starlette: AsyncIterable; ours: a generator
                 return
             if not isinstance(chunk, (bytes, memoryview)):
                 chunk = chunk.encode(self.charset)

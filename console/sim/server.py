@@ -345,8 +345,8 @@ class UvicornGate(logging.Filter):
             return not (self.server.faults.stream and record.msg == TRUNCATED_MSG)
         if not self.server.http_open:
             return False
-        if self.access and self.exclude and len(record.args or ()) >= 3:
-            path = str(record.args[2]).split("?", 1)[0]  # type: ignore[index]
+        if self.access and self.exclude and isinstance(record.args, tuple) and len(record.args) >= 3:
+            path = str(record.args[2]).split("?", 1)[0]
             return not path.startswith(self.exclude)
         return True
 

@@ -103,14 +103,15 @@ def build_startup(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, oo
         stop = max(1, int(shards * oom.fraction_loaded))
         t_end = _bar_frames(tl, t, load_s, shards, "Multi-thread loading shards", "completed", stop_at=stop)
         tl.add(t_end, "bar", "", final=True)
-        tb = ("Scheduler hit an exception: Traceback (most recent call last):\n"
-              '  File "/sglang/srt/managers/scheduler.py", line 6360, in run_scheduler_process\n'
-              "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)\n"
-              '  File "/sglang/srt/model_executor/model_runner.py", line 1290, in load_model\n'
-              "    self.model = self.loader.load_model(model_config=self.model_config, device_config=device_config)\n"
-              f"torch.OutOfMemoryError: {oom}\n")
+        trace = ("Scheduler hit an exception: Traceback (most recent call last):\n"
+                 '  File "/sglang/srt/managers/scheduler.py", line 6360, in run_scheduler_process\n'
+                 "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)\n"
+                 '  File "/sglang/srt/model_executor/model_runner.py", line 1290, in load_model\n'
+                 "    self.model = self.loader.load_model(model_config=self.model_config, "
+                 "device_config=device_config)\n"
+                 f"torch.OutOfMemoryError: {oom}\n")
         for r in ranks:
-            tl.add(t_end + 0.1 * r, "line", tb, r)
+            tl.add(t_end + 0.1 * r, "line", trace, r)
         tl.add(t_end + 0.6, "error", "weights do not fit")
         tl.failed = True
         return tl
