@@ -361,7 +361,7 @@ class _State:
     done_ns: int | None = None
     cum_len: int = 0
     cum_text: str = ""
-    text_parts: list = None  # type: ignore[assignment]
+    text_parts: list = None  # type: ignore[assignment]  # a fresh list per instance, set in __post_init__
 
     def __post_init__(self) -> None:
         self.text_parts = []

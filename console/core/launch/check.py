@@ -64,7 +64,7 @@ class CheckError(ValueError):
 
 
 class _RaisingParser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         raise CheckError(message)
 
 

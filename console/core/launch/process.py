@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -228,7 +228,7 @@ class EngineProcess:
 
     async def wait_ready(
         self,
-        ready: Callable[[], asyncio.Future[bool] | object],
+        ready: Callable[[], Awaitable[bool]],
         timeout_s: float = 3600.0,
         poll_s: float = 0.1,
         on_progress: Callable[[StartupProgress], None] | None = None,
@@ -253,9 +253,9 @@ class EngineProcess:
                 p = self.parser.progress
                 line = p.error_line or (self._tail[-1] if self._tail else None)
                 if p.error_line and p.error_where:
-                    line += f"  (at {p.error_where})"
+                    line = f"{p.error_line}  (at {p.error_where})"
                 raise EngineDied(self.returncode, line, self.log_path)
-            if await ready():  # type: ignore[misc]
+            if await ready():
                 self.ready_at = time.monotonic()
                 prog = self.read_log()
                 if not prog.ready:

@@ -222,11 +222,13 @@ def probe_fit(verify_cells: Sequence[tuple[int, Sequence[float]]],
     why = "; ".join(w for w in (vwhy, cwhy) if w)
     if v is None and c is None:
         return None, why or "no legs"
-    dp = dp_ci = None
+    dp: float | None = None
+    dp_ci: tuple[float, float] | None = None
     if v is not None and c is not None and vb is not None and cb is not None:
         dp = c.slope_ms - v.slope_ms
-        dp_ci = tuple(float(q) for q in np.percentile(cb - vb, [2.5, 97.5]))
-    return ProbeFit(v, c, dp, dp_ci), why  # type: ignore[arg-type]
+        dp_lo, dp_hi = np.percentile(cb - vb, [2.5, 97.5])
+        dp_ci = (float(dp_lo), float(dp_hi))
+    return ProbeFit(v, c, dp, dp_ci), why
 
 
 def choose_verify_tax(probed: VerifyTax | None = None, fitted: tuple[VerifyTax | None, str] | None = None

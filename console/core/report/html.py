@@ -148,6 +148,7 @@ def _acceptance_figures(slug: str, title: str, arms: Sequence[tuple[str, list[fl
     def series(conditional: bool, solo: bool) -> list[P.Series]:
         out = []
         for i, (name, p) in enumerate(arms):
+            assert p is not None  # arms without p_i were dropped above
             xs = list(range(1, len(p) + 1))
             c = cols[i]
             if not conditional or solo:

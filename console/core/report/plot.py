@@ -308,6 +308,7 @@ def strip_chart(title: str, rows: Sequence[Strip], unit: str, width: int = 720) 
     vals = [v for r in rows for v in r.values] + [v for r in rows for v in (r.p10, r.p90) if v is not None]
     pos = [v for v in vals if v > 0]
     log = bool(pos) and len(pos) == len(vals) and max(pos) / min(pos) > LOG_SPAN
+    x: LogScale | Linear
     if log:  # values spanning more than LOG_SPAN× (an outlier, or arms far apart): a log axis, said on the plot
         lo, hi = min(pos) / 1.15, max(pos) * 1.15
         ticks = log_ticks(lo, hi)

@@ -221,7 +221,8 @@ class Cells:
             ref = self.profile.anchor_reference_tok_s if self.profile else None
             if ref and res.summary.median_tok_s:
                 arm.anchor_pct = 100.0 * res.summary.median_tok_s / ref
-            self.session.add_arm({"profile": arm.profile, "anchor_median_tok_s": arm.anchor_median_tok_s,  # type: ignore[union-attr]
+            assert self.session is not None  # run_cell above needs it
+            self.session.add_arm({"profile": arm.profile, "anchor_median_tok_s": arm.anchor_median_tok_s,
                                   "anchor_tau": arm.anchor_tau, "anchor_pct": arm.anchor_pct,
                                   "kv_capacity_tokens": arm.kv_capacity_tokens})
         return res

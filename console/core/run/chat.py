@@ -226,7 +226,7 @@ def describe_error(exc: BaseException) -> str:
     try:
         import openai
     except ImportError:  # pragma: no cover - openai is a dependency
-        openai = None  # type: ignore[assignment]
+        openai = None  # type: ignore[assignment]  # the module's name, None without the SDK
     if openai is not None:
         if isinstance(exc, openai.APIStatusError):
             body = getattr(exc, "body", None)

@@ -92,8 +92,9 @@ class Telemetry:
                             self.state.gpu = await asyncio.to_thread(self.nvml.sample)
                     if now - last_info >= (5.0 if busy else 15.0):
                         last_info = now
+                        assert self.admin is not None  # ready or attached: connected
                         try:
-                            self._have_server(await self.admin.server_info())  # type: ignore[union-attr]
+                            self._have_server(await self.admin.server_info())
                             self._note_spec_from_server_info()
                         except AdminError:
                             pass
@@ -109,8 +110,9 @@ class Telemetry:
         if srv is not None and not srv.enable_metrics:
             self.state.metrics_error = "server runs without --enable-metrics: live KV usage unavailable"
             return
+        assert self.admin is not None  # polled only when ready or attached
         try:
-            m = self.state.metrics = await self.admin.metrics()  # type: ignore[union-attr]
+            m = self.state.metrics = await self.admin.metrics()
             self.state.metrics_error = None
         except AdminError as e:
             self.state.metrics_error = str(e)

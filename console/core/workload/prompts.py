@@ -153,7 +153,7 @@ def load_set(name: str, directory: Path | None = None, verify: bool = True) -> P
             raise PromptSetError(f"{path}:{i}: prompt {p.id} does not match its sha256; the file was edited")
         prompts.append(p)
     window = tuple(meta["window"]) if isinstance(meta.get("window"), list) else WINDOWS.get(name)
-    return PromptSet(name=name, path=path, sha256=digest, prompts=prompts, window=window)  # type: ignore[arg-type]
+    return PromptSet(name=name, path=path, sha256=digest, prompts=prompts, window=window)
 
 
 def write_set(directory: Path, name: str, prompts: list[dict[str, Any]], window: tuple[int, int] | None = None) -> Path:

@@ -179,7 +179,8 @@ class SweepScreen(Screen[None]):
             self.lines = list(problems)
             body.update(Text("\n".join(self.lines), style="bold red"))
         else:
-            self.lines = plan_lines(plan, est, sim=self.sim)  # type: ignore[arg-type]
+            assert plan is not None and est is not None  # no problems: _load passed both
+            self.lines = plan_lines(plan, est, sim=self.sim)
             body.update(Group(Text("\n".join(self.lines)),
                               Text("ctrl+r starts the campaign (its own engines; the dashboard's server goes on)",
                                    style="dim")))
