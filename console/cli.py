@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from console.core.exits import (  # noqa: F401  (the codes are part of this module's interface)
-    EXIT_AUTH, EXIT_CONNECT, EXIT_EMPTY, EXIT_ENGINE, EXIT_INTERRUPT, EXIT_OK, EXIT_PREFLIGHT, EXIT_USAGE, SUMMARY,
+    EXIT_AUTH,
+    EXIT_CONNECT,
+    EXIT_EMPTY,
+    EXIT_ENGINE,
+    EXIT_INTERRUPT,
+    EXIT_OK,
+    EXIT_PREFLIGHT,
+    EXIT_USAGE,
+    SUMMARY,
 )
 
 DEFAULT_PROFILE = "k26-eagle3-d6"
@@ -53,7 +61,8 @@ class _VersionAction(argparse.Action):
 
 def _target_args(p: argparse.ArgumentParser, default_sim: bool = False) -> None:
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--profile", "-p", help="profile name (searched in ./profiles, the user config dir, then the shipped ones: --version lists them) or a path to a .toml")
+    g.add_argument("--profile", "-p", help="profile name (searched in ./profiles, the user config dir, then the "
+                                           "shipped ones: --version lists them) or a path to a .toml")
     g.add_argument("--attach", metavar="URL", help="attach to a running SGLang server (e.g. http://127.0.0.1:30000)")
     p.add_argument("--sim", action="store_true", default=default_sim,
                    help="run the profile on the embedded engine twin instead of the profile's engine")
@@ -70,7 +79,8 @@ def _target_args(p: argparse.ArgumentParser, default_sim: bool = False) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="serving-console", description="Console for SGLang speculative-decoding deployments.",
+    p = argparse.ArgumentParser(prog="serving-console",
+                                description="Console for SGLang speculative-decoding deployments.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action=_VersionAction, nargs=0,
                    help="print the version and where profiles, plans, prompt sets and sessions are, then exit")
@@ -81,8 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="run one measured cell headless")
     _target_args(b)
-    b.add_argument("--prompts", metavar="SET", help="pinned prompt set by name (health, tool, …; --version lists where sets are found); "
-                   "required unless --resume")
+    b.add_argument("--prompts", metavar="SET", help="pinned prompt set by name (health, tool, …; --version lists "
+                                                    "where sets are found); required unless --resume")
     b.add_argument("--resume", type=Path, metavar="CELL_DIR",
                    help="continue an interrupted cell: keep its rows, send only the missing requests (same protocol, "
                         "prompt-set hash and server configuration; target taken from its manifest unless given)")
@@ -237,7 +247,8 @@ def _resume_target(args: argparse.Namespace) -> tuple[Any, Path]:
     cell_dir = args.resume
     mpath = cell_dir / "manifest.json"
     if not mpath.exists():
-        raise ValueError(f"{cell_dir}: no manifest.json; --resume takes a cell directory (sessions/<session>/cell-NNN-*)")
+        raise ValueError(f"{cell_dir}: no manifest.json; --resume takes a cell directory "
+                         "(sessions/<session>/cell-NNN-*)")
     m = read_json(mpath)
     try:
         proto = CellProtocol(**m["protocol"])
@@ -257,6 +268,7 @@ def _resume_target(args: argparse.Namespace) -> tuple[Any, Path]:
 def cmd_bench(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from console.core.measure import stats
     from console.core.run import events as E
     from console.core.run.cell import CellProtocol
@@ -303,7 +315,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             s = stats.output_tok_s(rec)
             if s is not None and rec.ok and not rec.flags:
                 speeds.append(s)
-            status = rec.error or (f"{s:7.1f} tok/s" if s else "n/a") + (f"  [{','.join(rec.flags)}]" if rec.flags else "")
+            status = rec.error or (f"{s:7.1f} tok/s" if s else "n/a") + (
+                f"  [{','.join(rec.flags)}]" if rec.flags else "")
             say(f"  {ev.done:>3}/{ev.total}  {rec.request_id:<22} {status}")
             med = stats.interp_median(speeds)
             progress.update(task, completed=ev.done, median=f"median {med:.1f} tok/s" if med else "")
@@ -347,9 +360,11 @@ def _fmt(v: Any, spec: str = ".1f", unit: str = "") -> str:
 
 def _print_report(console, reports: list[dict[str, Any]]) -> None:
     from rich.table import Table
+
     from console.core.sessions.report import time_scale_note
     for r in reports:
-        t = Table(title=f"{r['label']}  ({r['profile']}{' · SIMULATED' if r['simulated'] else ''})", title_justify="left")
+        t = Table(title=f"{r['label']}  ({r['profile']}{' · SIMULATED' if r['simulated'] else ''})",
+                  title_justify="left")
         t.add_column("figure")
         t.add_column("value", justify="right")
         t.add_row("requests", f"{r['n_included']} included / {r['n_ok']} ok / {r['n']} sent"
@@ -380,6 +395,7 @@ def _print_report(console, reports: list[dict[str, Any]]) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from rich.console import Console
+
     from console.core.sessions.report import session_report
     if not args.dir.exists():
         raise ValueError(f"{args.dir}: no such session or cell directory")
@@ -449,9 +465,10 @@ def cmd_launch(args: argparse.Namespace) -> int:
                 if len(argvs) > 1 else ""
             print(prefix + shlex.join(redact_argv(argv)))
         return EXIT_OK
+    from rich.console import Console
+
     from console.core.run import events as E
     from console.core.run.runtime import Runtime
-    from rich.console import Console
     out = Console(stderr=True, soft_wrap=True)
 
     def observer(ev) -> None:
@@ -511,6 +528,7 @@ def _parse_depths(text: str) -> list[int]:
 def cmd_forecast(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
+
     from console.core.sessions.browse import cell_forecast
     from console.core.sessions.store import write_json
     if not (args.cell / "rows.jsonl").exists():
@@ -544,12 +562,14 @@ def cmd_forecast(args: argparse.Namespace) -> int:
 
 def cmd_pair(args: argparse.Namespace) -> int:
     from dataclasses import replace as dc_replace
+
     from rich.console import Console
+
     from console.core.launch.profile import resolve_profile
-    from console.core.run.cell import CellProtocol
-    from console.core.run.pair import PairSpec, run_pair
     from console.core.measure.pairs import parse_order
     from console.core.run import events as E
+    from console.core.run.cell import CellProtocol
+    from console.core.run.pair import PairSpec, run_pair
     from console.core.run.runtime import Runtime
     from console.core.workload.prompts import load_set
 
@@ -573,9 +593,11 @@ def cmd_pair(args: argparse.Namespace) -> int:
     if spec.needs_relaunch() and spec.interleave:
         raise ValueError("--interleave needs both arms on one server: A and B have different launch flags")
     if spec.needs_relaunch() and b_proto is not None:
-        raise ValueError("--b-prompts/--b-temperature pair on one server; with different launch flags keep one protocol")
+        raise ValueError("--b-prompts/--b-temperature pair on one server; with different "
+                         "launch flags keep one protocol")
     err = Console(stderr=True, soft_wrap=True)
-    sim_args = list(args.sim_arg or []) + (["--sim-time-scale", str(args.sim_time_scale)] if args.sim_time_scale else [])
+    sim_args = list(args.sim_arg or []) + (
+        ["--sim-time-scale", str(args.sim_time_scale)] if args.sim_time_scale else [])
 
     async def go():
         rt = Runtime(profile=a, sim=args.sim, sim_args=sim_args if (args.sim or a.is_sim) else [],
@@ -627,7 +649,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return run(args)
 
 
-COMMANDS = {"sweep": cmd_sweep, "probe": cmd_probe, "pair": cmd_pair, "forecast": cmd_forecast, "tui": cmd_tui, "bench": cmd_bench, "report": cmd_report, "check": cmd_check, "launch": cmd_launch,
+COMMANDS = {"sweep": cmd_sweep, "probe": cmd_probe, "pair": cmd_pair, "forecast": cmd_forecast, "tui": cmd_tui,
+            "bench": cmd_bench, "report": cmd_report, "check": cmd_check, "launch": cmd_launch,
             "prompts": cmd_prompts}
 
 

@@ -14,7 +14,8 @@ from console.core.exits import EXIT_EMPTY, EXIT_ENGINE, EXIT_OK
 def add_parser(sub, target_args) -> None:
     pr = sub.add_parser("probe", help="measure this node's verify tax (dummy draft weights at several verify widths)")
     psub = pr.add_subparsers(dest="probe_kind", metavar="PROBE", required=True)
-    vt = psub.add_parser("verify-tax", help="ms per verified token with its 95%% CI, saved in the session for forecasts")
+    vt = psub.add_parser("verify-tax",
+                         help="ms per verified token with its 95%% CI, saved in the session for forecasts")
     target_args(vt)
     vt.add_argument("--prompts", default="tool", help="prompt set whose context the probe runs at (default tool, ~10k)")
     vt.add_argument("--widths", default=None, metavar="W,W,...",
@@ -42,6 +43,7 @@ def _widths(text: str | None) -> list[int] | None:
 
 def cmd_probe(args: argparse.Namespace, runtime_factory) -> int:
     from rich.console import Console
+
     from console.core.launch.profile import resolve_profile
     from console.core.run.probe import plan_probe, run_probe
 
@@ -101,8 +103,8 @@ def cmd_probe(args: argparse.Namespace, runtime_factory) -> int:
                           f"{v.ci_ms[1]:.3f}] (the drafter's passes held constant; intercept {v.intercept_ms:.2f} ms)",
                           highlight=False)
             if c is not None:
-                out.print(f"one more depth {c.slope_ms:.3f} ms, 95% CI [{c.ci_ms[0]:.3f}, {c.ci_ms[1]:.3f}] (a verified "
-                          f"token and a draft pass; intercept {c.intercept_ms:.2f} ms)", highlight=False)
+                out.print(f"one more depth {c.slope_ms:.3f} ms, 95% CI [{c.ci_ms[0]:.3f}, {c.ci_ms[1]:.3f}] (a "
+                          f"verified token and a draft pass; intercept {c.intercept_ms:.2f} ms)", highlight=False)
             if fit.draft_pass_ms is not None and fit.draft_pass_ci_ms is not None:
                 out.print(f"draft pass {fit.draft_pass_ms:.3f} ms, 95% CI [{fit.draft_pass_ci_ms[0]:.3f}, "
                           f"{fit.draft_pass_ci_ms[1]:.3f}]", highlight=False)

@@ -51,7 +51,8 @@ def prepare(args: argparse.Namespace):
         plan, doc = load_campaign(args.resume)
         sim = bool(doc.get("simulated"))
         if args.sim and not sim:
-            raise ValueError(f"--sim: the campaign in {args.resume} ran on the profiles' engines; resume it without --sim")
+            raise ValueError(f"--sim: the campaign in {args.resume} ran on the profiles' "
+                             "engines; resume it without --sim")
         rec = doc.get("sim_time_scale")
         if args.sim_time_scale is not None and sim and (rec or 1.0) != args.sim_time_scale:
             raise ValueError(f"--sim-time-scale {args.sim_time_scale:g}: the campaign ran at ×{(rec or 1):g}; resume "
@@ -76,6 +77,7 @@ def prepare(args: argparse.Namespace):
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from rich.console import Console
+
     from console.core.campaign.analysis import analyse
     from console.core.campaign.plan import plan_lines
     from console.core.campaign.run import CampaignRunner, create_campaign
@@ -134,8 +136,8 @@ def print_analysis(console, a: dict[str, Any]) -> None:
         t.add_column(col)
     for r in a["routing"]:
         arms = "\n".join(f"{x['arm']}{'@' + x['node'] if len(c['nodes']) > 1 else ''}: {_f(x['median_tok_s'])} · "
-                         f"{_f(x['tau'], '.2f')} · {_f(x['implied_step_ms'], '.2f')} · {_f(x['usd_per_m_tokens'], '.2f')}"
-                         f" · {_f(x['kv_capacity_tokens'], ',')} · "
+                         f"{_f(x['tau'], '.2f')} · {_f(x['implied_step_ms'], '.2f')} · "
+                         f"{_f(x['usd_per_m_tokens'], '.2f')} · {_f(x['kv_capacity_tokens'], ',')} · "
                          + "/".join(_f(an['median_tok_s']) for an in x["anchors"]) for x in r["arms"])
         t.add_row(r["prompt_set"], str(r["concurrency"]), r["decision"], arms)
     console.print(t)
@@ -157,7 +159,8 @@ def print_analysis(console, a: dict[str, Any]) -> None:
         t.add_column(col)
     for ld in a["ladders"]:
         pts = "\n".join(f"{p['depth']}: {_f(p['measured_tok_s'])} ({_f(p['measured_tau'], '.2f')}) · "
-                        f"{_f(p['forecast_tok_s'])} ({_f(p['forecast_tau'], '.2f')}) · {_f(p['error_pct'], '+.1f', '%')}"
+                        f"{_f(p['forecast_tok_s'])} ({_f(p['forecast_tau'], '.2f')}) · "
+                        f"{_f(p['error_pct'], '+.1f', '%')}"
                         for p in ld["points"])
         tax = f"{ld['tax']['ms']:.3f} ms {ld['tax']['source']}" if ld.get("tax") else "—"
         t.add_row(ld["prompt_set"], ld["family"], str(ld["concurrency"]), pts, tax)
@@ -166,6 +169,7 @@ def print_analysis(console, a: dict[str, Any]) -> None:
 
 def cmd_report_campaign(args: argparse.Namespace) -> int:
     from rich.console import Console
+
     from console.core.campaign.analysis import analyse
     res = analyse(args.dir)
     if args.json:

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from console.authoring import gen_math, material_chat, material_code
-from console.authoring.tool import build as gen_tool
 from console.authoring.gen_fit import LONG_WINDOW, SHORT_WINDOW
+from console.authoring.tool import build as gen_tool
 from console.core.workload.prompts import SUMS, write_set, write_sums
 
 _SYSTEM = "You are a precise assistant. Answer directly."

@@ -27,12 +27,13 @@ class FitError(PromptSetError):
     """A prompt could not be brought into its token window (one line naming the prompt)."""
 
 
-def fit(pid: str, render: Callable[[int], Messages], n_max: int, window: tuple[int, int],
+def fit(pid: str, render: Callable[..., Messages], n_max: int, window: tuple[int, int],
         n_min: int = 1) -> tuple[Messages, int, int]:
     """(messages, tokens, level) of the fill level in [n_min, n_max] whose token count is closest to the middle
     of the window.
 
-    `render(n)` must be (close to) non-decreasing in tokens as `n` grows.
+    `render(n)` must be (close to) non-decreasing in tokens as `n` grows. (Typed `...`: callers bind loop values
+    as default arguments, `lambda n, sc=sc: ...`, which mypy cannot infer against Callable[[int], Messages].)
     """
     lo, hi = window
     target = (lo + hi) // 2

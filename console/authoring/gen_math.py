@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from console.authoring.gen_fit import LONG_FIT, SHORT_FIT, Messages, fit, pick
 
@@ -161,14 +162,14 @@ def f_primroot(rng: random.Random, short: bool) -> Problem:
     g = _prim_root(p)
     e = pick(rng, [d for d in range(3, 13) if (p - 1) % d == 0] or [3])
     c = pow(rng.randrange(2, p - 1), e, p)
-    ctx = (f"Let $p = {p}$ (a prime) and consider the multiplicative group $(\\mathbb{{Z}}/{p}\\mathbb{{Z}})^\\times$ of "
-           f"order $p - 1 = {p - 1}$.")
+    ctx = (f"Let $p = {p}$ (a prime) and consider the multiplicative group $(\\mathbb{{Z}}/{p}\\mathbb{{Z}})^\\times$ "
+           f"of order $p - 1 = {p - 1}$.")
     lem = (f"**Definition.** The order $\\operatorname{{ord}}_p(a)$ is the least $k \\ge 1$ with $a^k \\equiv 1 "
            f"\\pmod{{p}}$; $g$ is a primitive root if $\\operatorname{{ord}}_p(g) = p - 1$.\n\n"
            f"**Lemma 1.** $\\operatorname{{ord}}_p(a)$ divides $p - 1$ (Lagrange). Hence $g$ is a primitive root iff "
            f"$g^{{(p-1)/\\ell}} \\not\\equiv 1$ for every prime $\\ell \\mid p - 1$.\n\n"
-           f"**Lemma 2.** If $g$ is a primitive root then $\\operatorname{{ord}}_p(g^k) = \\frac{{p-1}}{{\\gcd(k, p-1)}}$; "
-           f"in particular there are exactly $\\varphi(p-1)$ primitive roots.\n\n"
+           f"**Lemma 2.** If $g$ is a primitive root then $\\operatorname{{ord}}_p(g^k) = \\frac{{p-1}}{{\\gcd(k, "
+           f"p-1)}}$; in particular there are exactly $\\varphi(p-1)$ primitive roots.\n\n"
            f"**Lemma 3 (index calculus).** Writing $a \\equiv g^{{\\operatorname{{ind}}(a)}}$, the congruence "
            f"$x^e \\equiv c$ becomes $e \\cdot \\operatorname{{ind}}(x) \\equiv \\operatorname{{ind}}(c) "
            f"\\pmod{{p-1}}$, which has $\\gcd(e, p-1)$ solutions when $\\gcd(e, p-1) \\mid \\operatorname{{ind}}(c)$ "
@@ -226,7 +227,7 @@ def f_markov(rng: random.Random, short: bool) -> Problem:
     rows = []
     for k in range(0, 90):
         rows.append(row(k, *(fmt(float(x), 6) for x in dist), fmt(float(max(dist) - min(dist)), 6)))
-        dist = [sum(dist[i] * P[i][j] for i in range(S)) for j in range(S)]
+        dist = [sum((dist[i] * P[i][j] for i in range(S)), Fraction(0)) for j in range(S)]
     blocks.append(Block("assistant", "Iterating $\\pi_{k+1} = \\pi_k P$ exactly and rounding to six decimals:\n\n" +
                         table(["$k$", *[f"$\\pi_k({n})$" for n in names], "spread"]), rows[:40],
                         "The entries of every row sum to $1$ up to rounding, which is a useful check."))
@@ -274,7 +275,8 @@ def f_matrix(rng: random.Random, short: bool) -> Problem:
            f"$$\\chi_A(\\lambda) = \\lambda^3 - ({tr})\\lambda^2 + ({m2})\\lambda - ({det}).$$\n"
            f"**Cayley–Hamilton.** $A^3 = {tr}A^2 - ({m2})A + ({det})I$, so every entry sequence of $A^n$, and "
            f"$t_n = \\operatorname{{tr}}(A^n)$, satisfies $x_{{n+3}} = {tr}x_{{n+2}} - ({m2})x_{{n+1}} + ({det})x_n$.\n"
-           f"**Newton's identities** give $t_1 = {tr}$, $t_2 = t_1^2 - 2({m2})$, $t_3 = t_1 t_2 - ({m2})t_1 + 3({det})$.")
+           f"**Newton's identities** give $t_1 = {tr}$, $t_2 = t_1^2 - 2({m2})$, $t_3 = t_1 "
+           f"t_2 - ({m2})t_1 + 3({det})$.")
     blocks = [Block("user", ctx if short else ctx + "\n\n" + lem + "\n\nTabulate the powers of $A$.")]
     rows, P = [], [[int(i == j) for j in range(3)] for i in range(3)]
     for k in range(1, 91):
@@ -307,9 +309,9 @@ def f_quadrature(rng: random.Random, short: bool) -> Problem:
     h = b / n
     ctx = (f"We want $I = \\int_0^{{{b}}} {tex}\\,dx$ numerically. Use the grid $x_i = i h$ with $h = {b}/{n}$, "
            f"$i = 0, \\dots, {n}$.")
-    lem = ("**Composite rules.** Trapezoid: $T_h = h\\left(\\tfrac12 f_0 + f_1 + \\dots + f_{n-1} + \\tfrac12 f_n\\right)$, "
-           "error $-\\frac{(b-a)h^2}{12} f''(\\xi)$. Simpson ($n$ even): $S_h = \\frac{h}{3}(f_0 + 4f_1 + 2f_2 + \\dots "
-           "+ 4f_{n-1} + f_n)$, error $-\\frac{(b-a)h^4}{180} f^{(4)}(\\xi)$.\n\n**Richardson.** If "
+    lem = ("**Composite rules.** Trapezoid: $T_h = h\\left(\\tfrac12 f_0 + f_1 + \\dots + f_{n-1} + \\tfrac12 "
+           "f_n\\right)$, error $-\\frac{(b-a)h^2}{12} f''(\\xi)$. Simpson ($n$ even): $S_h = \\frac{h}{3}(f_0 + 4f_1 "
+           "+ 2f_2 + \\dots + 4f_{n-1} + f_n)$, error $-\\frac{(b-a)h^4}{180} f^{(4)}(\\xi)$.\n\n**Richardson.** If "
            "$T_h = I + c h^2 + O(h^4)$ then $\\frac{4T_{h/2} - T_h}{3} = I + O(h^4)$ (this reproduces Simpson).")
     blocks = [Block("user", ctx if short else ctx + "\n\n" + lem + "\n\nPlease tabulate the integrand with running "
                                                                      "sums.")]
@@ -327,9 +329,9 @@ def f_quadrature(rng: random.Random, short: bool) -> Problem:
                         f"Over the full grid ($i = 0, \\dots, {n}$) this gives $T_h = {acc_t * h:.10f}$ and "
                         f"$S_h = {acc_s * h / 3:.10f}$."))
     final = ("Now write a detailed solution: (a) explain how $T_{2h}$ follows from $T_h$ and the midpoint values, and "
-             "estimate it from the table; (b) apply Richardson extrapolation and compare with $S_h$; (c) bound $|f''|$ and $|f^{(4)}|$ on "
-             "the interval and turn the error formulas into rigorous error bounds; (d) state how many correct "
-             "decimals you trust and why.")
+             "estimate it from the table; (b) apply Richardson extrapolation and compare with $S_h$; (c) bound $|f''|$ "
+             "and $|f^{(4)}|$ on the interval and turn the error formulas into rigorous error bounds; (d) state how "
+             "many correct decimals you trust and why.")
     if short:
         final = "Compute the trapezoid and Simpson estimates from these values and bound their errors."
     return Problem("quadrature", blocks, final, pick(rng, SYSTEMS))
@@ -382,7 +384,8 @@ def f_regression(rng: random.Random, short: bool) -> Problem:
     topic = pick(rng, [("advertising spend (thousand EUR)", "weekly sales (thousand EUR)"),
                        ("hours of study", "exam score"), ("temperature (°C)", "electricity demand (MWh)"),
                        ("fertiliser (kg per plot)", "yield (kg per plot)")])
-    tot = (sum(xs), sum(ys), sum(x * x for x in xs), sum(x * y for x, y in zip(xs, ys)), sum(y * y for y in ys))
+    tot = (sum(xs), sum(ys), sum(x * x for x in xs), sum(x * y for x, y in zip(xs, ys, strict=True)),
+           sum(y * y for y in ys))
     ctx = (f"A sample of $n = {n}$ observations relates $x$ = {topic[0]} to $y$ = {topic[1]}. We fit the simple "
            f"linear model $y_i = \\beta_0 + \\beta_1 x_i + \\varepsilon_i$ with independent "
            f"$\\varepsilon_i \\sim N(0, \\sigma^2)$. Over the whole sample, $\\sum x_i = {tot[0]:.1f}$, "
@@ -390,13 +393,13 @@ def f_regression(rng: random.Random, short: bool) -> Problem:
            f"$\\sum y_i^2 = {tot[4]:.4f}$.")
     lem = ("**Formulas.** $S_{xx} = \\sum x_i^2 - n\\bar x^2$, $S_{xy} = \\sum x_i y_i - n \\bar x \\bar y$, "
            "$\\hat\\beta_1 = S_{xy}/S_{xx}$, $\\hat\\beta_0 = \\bar y - \\hat\\beta_1 \\bar x$, "
-           "$s^2 = \\frac{1}{n-2}\\sum (y_i - \\hat y_i)^2$, $\\operatorname{SE}(\\hat\\beta_1) = s/\\sqrt{S_{xx}}$, and "
-           "$R^2 = S_{xy}^2/(S_{xx} S_{yy})$. A $95\\%$ confidence interval for $\\beta_1$ is "
+           "$s^2 = \\frac{1}{n-2}\\sum (y_i - \\hat y_i)^2$, $\\operatorname{SE}(\\hat\\beta_1) = s/\\sqrt{S_{xx}}$, "
+           "and $R^2 = S_{xy}^2/(S_{xx} S_{yy})$. A $95\\%$ confidence interval for $\\beta_1$ is "
            f"$\\hat\\beta_1 \\pm t_{{0.975, n-2}}\\operatorname{{SE}}(\\hat\\beta_1)$ with $t_{{0.975, {n - 2}}} "
            f"\\approx {1.96 + 2.4 / (n - 2):.3f}$.")
     blocks = [Block("user", ctx if short else ctx + "\n\n" + lem)]
     rows, sx, sy, sxx, sxy, syy = [], 0.0, 0.0, 0.0, 0.0, 0.0
-    for i, (x, y) in enumerate(zip(xs, ys), 1):
+    for i, (x, y) in enumerate(zip(xs, ys, strict=True), 1):
         sx, sy, sxx, sxy, syy = sx + x, sy + y, sxx + x * x, sxy + x * y, syy + y * y
         rows.append(row(i, x, y, fmt(x * x, 2), fmt(x * y, 3), fmt(sx, 1), fmt(sy, 2), fmt(sxx, 2), fmt(sxy, 3)))
     blocks.append(Block("assistant", "The observations in the order they were collected, with running sums (they "
@@ -424,7 +427,8 @@ def f_amortization(rng: random.Random, short: bool) -> Problem:
            f"(monthly rate $i = {r}\\%/12$).")
     lem = (f"**Payment formula.** With $n = {n}$ payments, the level payment is $M = P\\frac{{i}}{{1 - (1+i)^{{-n}}}}"
            f" = {pay:.2f}$ EUR.\n**Schedule.** Each month the interest is $i \\cdot B_{{k-1}}$, the principal part is "
-           f"$M - iB_{{k-1}}$ and $B_k = B_{{k-1}}(1+i) - M$. **Closed form:** $B_k = P(1+i)^k - M\\frac{{(1+i)^k - 1}}{{i}}$.")
+           f"$M - iB_{{k-1}}$ and $B_k = B_{{k-1}}(1+i) - M$. **Closed form:** $B_k = P(1+i)^k "
+           "- M\\frac{(1+i)^k - 1}{i}$.")
     blocks = [Block("user", ctx if short else ctx + "\n\n" + lem + "\n\nPlease produce the schedule.")]
     rows, B, tot_i = [], float(P), 0.0
     for k in range(1, n + 1):
@@ -461,6 +465,7 @@ def f_amortization(rng: random.Random, short: bool) -> Problem:
 
 
 def _factor(n: int) -> dict[int, int]:
+    out: dict[int, int]
     out, d = {}, 2
     while d * d <= n:
         while n % d == 0:
@@ -479,8 +484,8 @@ def f_arith(rng: random.Random, short: bool) -> Problem:
            "sum, $\\varphi(n)$ Euler's totient and $\\mu(n)$ the Möbius function.")
     lem = ("**Lemma 1.** $\\tau$, $\\sigma$, $\\varphi$, $\\mu$ are multiplicative, with $\\tau(p^a) = a+1$, "
            "$\\sigma(p^a) = \\frac{p^{a+1}-1}{p-1}$, $\\varphi(p^a) = p^{a-1}(p-1)$, $\\mu(p) = -1$, $\\mu(p^a) = 0$ "
-           "for $a \\ge 2$.\n\n**Lemma 2.** $\\sum_{d \\mid n} \\varphi(d) = n$ and $\\sum_{d \\mid n} \\mu(d) = [n = 1]$.\n\n"
-           "**Lemma 3.** If $\\varphi(n) = m$ then every prime $p \\mid n$ has $p - 1 \\mid m$, and $n \\le "
+           "for $a \\ge 2$.\n\n**Lemma 2.** $\\sum_{d \\mid n} \\varphi(d) = n$ and $\\sum_{d \\mid n} \\mu(d) = [n = "
+           "1]$.\n\n**Lemma 3.** If $\\varphi(n) = m$ then every prime $p \\mid n$ has $p - 1 \\mid m$, and $n \\le "
            "m \\prod_{p - 1 \\mid m} \\frac{p}{p-1}$.")
     blocks = [Block("user", ctx if short else ctx + "\n\n" + lem + "\n\nTabulate them for a range of $n$.")]
     rows = []
@@ -519,7 +524,6 @@ def _cf_rows(d: int, n: int) -> list[str]:
 
 
 def _pell_fundamental(d: int) -> tuple[int, int]:
-    x, y = math.isqrt(d), 1
     a0 = math.isqrt(d)
     m, dd, a = 0, 1, a0
     p2, p1, q2, q1 = 1, a0, 0, 1
@@ -557,7 +561,8 @@ def f_pell(rng: random.Random, short: bool) -> Problem:
             x, y = _pell_fundamental(e)
             blocks.append(Block("assistant", f"**$D = {e}$** (period {_cf_period(e)}):\n\n" +
                                 table(cols + [f"$p_k^2 - {e}q_k^2$"]), _cf_rows(e, 2 * _cf_period(e) + 1),
-                                f"Fundamental solution: $(x, y) = ({x}, {y})$, and indeed ${x}^2 - {e} \\cdot {y}^2 = 1$."))
+                                f"Fundamental solution: $(x, y) = ({x}, {y})$, and indeed "
+                                f"${x}^2 - {e} \\cdot {y}^2 = 1$."))
     final = (f"Give a detailed solution: (a) read off the period of the continued fraction of $\\sqrt{{{d}}}$; (b) "
              f"find the fundamental solution of $x^2 - {d}y^2 = 1$ and say whether $x^2 - {d}y^2 = -1$ is solvable; "
              f"(c) prove that $(x + y\\sqrt{{{d}}})^k$ gives all solutions and compute the next two; (d) explain "
@@ -580,7 +585,6 @@ def _cf_period(d: int) -> int:
 
 def f_graph(rng: random.Random, short: bool) -> Problem:
     V = rng.randrange(6, 8) if short else rng.randrange(80, 90)
-    names = [f"v_{{{i}}}" for i in range(V)]
     edges: dict[tuple[int, int], int] = {}
     for i in range(1, V):
         edges[(rng.randrange(i), i)] = rng.randrange(2, 30)
@@ -594,13 +598,16 @@ def f_graph(rng: random.Random, short: bool) -> Problem:
     ctx = (f"An undirected weighted graph $G$ has vertices $v_0, \\dots, v_{{{V - 1}}}$ and the edge list below "
            f"($|E| = {len(edges)}$). Weights are travel times in minutes.")
     lem = ("**Dijkstra's algorithm.** Keep tentative distances $d(v)$; repeatedly settle the unsettled vertex with the "
-           "smallest $d$ and relax its edges: $d(w) \\leftarrow \\min(d(w), d(v) + c(v,w))$. **Invariant:** when a vertex "
-           "is settled its label equals the true distance (all weights are positive).\n\n**Kruskal.** Sort edges by "
-           "weight and add each edge that joins two different components; the result is a minimum spanning tree.")
+           "smallest $d$ and relax its edges: $d(w) \\leftarrow \\min(d(w), d(v) + c(v,w))$. **Invariant:** when a "
+           "vertex is settled its label equals the true distance (all weights are positive).\n\n**Kruskal.** Sort "
+           "edges by weight and add each edge that joins two different components; the result "
+           "is a minimum spanning tree.")
     erows = [row(f"$v_{{{u}}}$", f"$v_{{{v}}}$", w) for (u, v), w in sorted(edges.items())]
     edges_tab = table(["$u$", "$v$", "$c(u,v)$"]) + "\n" + "\n".join(erows)
     blocks = [Block("user", (ctx if short else ctx + "\n\n" + lem) + "\n\n" + edges_tab)]
     def dijkstra(src: int) -> tuple[dict[int, int], list[str]]:
+        prev: dict[int, int]
+        settled: set[int]
         dist, prev, settled, rows = {src: 0}, {}, set(), []
         while len(settled) < V:
             v = min((x for x in dist if x not in settled), key=lambda x: (dist[x], x))
@@ -639,7 +646,8 @@ def f_euler(rng: random.Random, short: bool) -> Problem:
         f, ex, tex, extex, x0, y0 = (lambda x, y: y - x * x + 1), (lambda x: (x + 1) ** 2 - 0.5 * math.exp(x)), \
             "y - x^2 + 1", "(x+1)^2 - \\tfrac12 e^x", 0.0, 0.5
     elif kind == 1:
-        f, ex, tex, extex, x0, y0 = (lambda x, y: -2 * x * y), (lambda x: math.exp(-x * x)), "-2xy", "e^{-x^2}", 0.0, 1.0
+        f, ex, tex, extex, x0, y0 = ((lambda x, y: -2 * x * y), (lambda x: math.exp(-x * x)), "-2xy", "e^{-x^2}",
+                                     0.0, 1.0)
     else:
         f, ex, tex, extex, x0, y0 = (lambda x, y: x + y), (lambda x: 2 * math.exp(x) - x - 1), "x + y", \
             "2e^x - x - 1", 0.0, 1.0
@@ -677,7 +685,7 @@ def f_poly(rng: random.Random, short: bool) -> Problem:
         qc += 1
     coeffs = [1, qb, qc]
     for r in roots:
-        coeffs = [c - r * p for c, p in zip(coeffs + [0], [0] + coeffs)]
+        coeffs = [c - r * p for c, p in zip(coeffs + [0], [0] + coeffs, strict=True)]
     deg = len(coeffs) - 1
     terms = []
     for k, c in enumerate(coeffs):
@@ -714,10 +722,10 @@ def f_poly(rng: random.Random, short: bool) -> Problem:
             cur = b[:-1]
         blocks.append(Block("user", "Do the synthetic divisions for the integer roots you found."))
         blocks.append(Block("assistant", table(["divisor", "dividend coefficients", "quotient", "remainder"]), sd))
-    final = (f"Give a detailed solution: (a) factor $p$ completely over $\\mathbb{{Q}}$, $\\mathbb{{R}}$ and "
-             f"$\\mathbb{{C}}$; (b) compute $\\sum z_i^2$ and $\\sum z_i^3$ with Newton's identities and check them "
-             f"against the roots; (c) determine the intervals where $p(x) > 0$; (d) find the number of real critical "
-             f"points of $p$ and justify it.")
+    final = ("Give a detailed solution: (a) factor $p$ completely over $\\mathbb{Q}$, $\\mathbb{R}$ and "
+             "$\\mathbb{C}$; (b) compute $\\sum z_i^2$ and $\\sum z_i^3$ with Newton's identities and check them "
+             "against the roots; (c) determine the intervals where $p(x) > 0$; (d) find the number of real critical "
+             "points of $p$ and justify it.")
     if short:
         final = "Factor $p$ completely using the table and the rational root test, and check with Vieta's formulas."
     return Problem("polynomial-roots", blocks, final, pick(rng, SYSTEMS))
@@ -735,8 +743,8 @@ def f_polygon(rng: random.Random, short: bool) -> Problem:
            f"(coordinates in metres).\n\n" + table(["$i$", "$x_i$", "$y_i$"]) + "\n" +
            "\n".join(row(k, f"{x / 10:.1f}", f"{y / 10:.1f}") for k, (x, y) in enumerate(pts)))
     lem = ("**Shoelace formula.** $A = \\frac12 \\sum_{i} (x_i y_{i+1} - x_{i+1} y_i)$ (indices mod $N$).\n\n"
-           "**Centroid.** $C_x = \\frac{1}{6A}\\sum (x_i + x_{i+1})(x_i y_{i+1} - x_{i+1} y_i)$ and similarly for $C_y$.\n\n"
-           "**Perimeter.** $\\sum \\sqrt{(x_{i+1}-x_i)^2 + (y_{i+1}-y_i)^2}$.")
+           "**Centroid.** $C_x = \\frac{1}{6A}\\sum (x_i + x_{i+1})(x_i y_{i+1} - x_{i+1} y_i)$ and similarly for "
+           "$C_y$.\n\n**Perimeter.** $\\sum \\sqrt{(x_{i+1}-x_i)^2 + (y_{i+1}-y_i)^2}$.")
     blocks = [Block("user", ctx if short else ctx + "\n\n" + lem)]
     rows, acc = [], 0
     for k in range(N):
@@ -758,10 +766,10 @@ def f_polygon(rng: random.Random, short: bool) -> Problem:
         blocks.append(Block("assistant", table(["$k$", "triangle", "signed area (m$^2$)", "diagonal $|P_0P_{k+1}|$"]),
                             tri, "Negative signed areas mark triangles that fall outside the parcel."))
     qx, qy = rng.randrange(-400, 400), rng.randrange(-400, 400)
-    final = (f"Give a detailed solution: (a) compute the area with the shoelace formula, using the running sum; (b) compute the "
-             f"centroid; (c) compute the perimeter; (d) decide whether the point $({qx}, {qy})$ lies inside the parcel "
-             f"using a ray-casting argument, and explain how to make the test robust when the ray passes through a "
-             f"vertex.")
+    final = (f"Give a detailed solution: (a) compute the area with the shoelace formula, using the running sum; (b) "
+             f"compute the centroid; (c) compute the perimeter; (d) decide whether the point $({qx}, {qy})$ lies "
+             f"inside the parcel using a ray-casting argument, and explain how to make the test robust when the ray "
+             f"passes through a vertex.")
     if short:
         final = "Compute the area with the shoelace formula and the perimeter of the polygon."
     return Problem("polygon-area", blocks, final, pick(rng, SYSTEMS))
@@ -771,9 +779,10 @@ def f_binomial(rng: random.Random, short: bool) -> Problem:
     n = rng.randrange(260, 330)
     p = Fraction(rng.randrange(5, 45), 100)
     ctx = (f"A quality inspector tests $n = {n}$ independent items, each defective with probability $p = "
-           f"{float(p)}$. Let $X$ be the number of defective items, so $X \\sim \\operatorname{{Bin}}({n}, {float(p)})$.")
-    lem = ("**Facts.** $P(X = k) = \\binom{n}{k} p^k (1-p)^{n-k}$, $E[X] = np$, $\\operatorname{Var}(X) = np(1-p)$. The "
-           "ratio $\\frac{P(X=k+1)}{P(X=k)} = \\frac{n-k}{k+1}\\cdot\\frac{p}{1-p}$ gives the mode. **Normal "
+           f"{float(p)}$. Let $X$ be the number of defective items, so $X \\sim "
+           f"\\operatorname{{Bin}}({n}, {float(p)})$.")
+    lem = ("**Facts.** $P(X = k) = \\binom{n}{k} p^k (1-p)^{n-k}$, $E[X] = np$, $\\operatorname{Var}(X) = np(1-p)$. "
+           "The ratio $\\frac{P(X=k+1)}{P(X=k)} = \\frac{n-k}{k+1}\\cdot\\frac{p}{1-p}$ gives the mode. **Normal "
            "approximation** with continuity correction: $P(X \\le k) \\approx \\Phi\\left(\\frac{k + 0.5 - np}"
            "{\\sqrt{np(1-p)}}\\right)$. **Chebyshev:** $P(|X - np| \\ge t) \\le \\frac{np(1-p)}{t^2}$.")
     blocks = [Block("user", ctx if short else ctx + "\n\n" + lem + "\n\nTabulate the distribution.")]
@@ -805,8 +814,8 @@ def f_kinematics(rng: random.Random, short: bool) -> Problem:
     ctx = (f"A train starts at position $x = 0$ with speed {v0} m/s and follows a piecewise-constant acceleration "
            f"profile (acceleration in m/s$^2$ for the given number of seconds); if the speed would become negative the "
            f"train stops and waits. Segments: " + "; ".join(f"{a} m/s$^2$ for {d} seconds" for a, d in segs) + ".")
-    lem = ("**Kinematics.** On a segment with constant $a$: $v(t) = v_0 + at$ and $x(t) = x_0 + v_0 t + \\tfrac12 a t^2$; "
-           "1 m/s = 3.6 km/h. The average speed over $[0, T]$ is the distance divided by $T$.")
+    lem = ("**Kinematics.** On a segment with constant $a$: $v(t) = v_0 + at$ and $x(t) = x_0 + v_0 t + \\tfrac12 a "
+           "t^2$; 1 m/s = 3.6 km/h. The average speed over $[0, T]$ is the distance divided by $T$.")
     blocks = [Block("user", ctx if short else ctx + "\n\n" + lem + "\n\nTabulate the motion second by second.")]
     rows, t, v, x = [], 0, float(v0), 0.0
     for a, d in segs:

@@ -359,7 +359,8 @@ LONG: list[list[Doc]] = [
     [Doc("numpy", title="NumPy"), Doc("numpy", "numpy/ma/README.rst", title="NumPy's masked arrays"),
      Doc("numpy", "numpy/ma/API_CHANGES.txt", title="NumPy's masked-array changes"),
      Doc("nvidia-ml-py", title="the NVIDIA management library bindings")],
-    [Doc("httpx", title="HTTPX"), Doc("anyio", title="AnyIO"), Doc("idna", title="idna"), Doc("certifi", title="Certifi"),
+    [Doc("httpx", title="HTTPX"), Doc("anyio", title="AnyIO"), Doc("idna", title="idna"),
+     Doc("certifi", title="Certifi"),
      Doc("prometheus_client", title="the Prometheus client"), Doc("linkify-it-py", title="linkify-it-py"),
      Doc("click", title="Click"), Doc("pygments", title="Pygments"), Doc("mdurl", title="mdurl"),
      Doc("typing_extensions", title="typing_extensions")],
@@ -374,8 +375,10 @@ LEGAL: list[Lic] = [
     Lic("numpy", "licenses/numpy/_core/src/highway/LICENSE", (216, 370)),
     Lic("numpy", "licenses/numpy/random/LICENSE.md"), Lic("numpy", "licenses/numpy/random/src/mt19937/LICENSE.md"),
     Lic("numpy", "licenses/numpy/random/src/distributions/LICENSE.md"),
-    Lic("numpy", "licenses/numpy/random/src/philox/LICENSE.md"), Lic("numpy", "licenses/numpy/random/src/sfc64/LICENSE.md"),
-    Lic("numpy", "licenses/numpy/fft/pocketfft/LICENSE.md"), Lic("numpy", "licenses/numpy/linalg/lapack_lite/LICENSE.txt"),
+    Lic("numpy", "licenses/numpy/random/src/philox/LICENSE.md"),
+    Lic("numpy", "licenses/numpy/random/src/sfc64/LICENSE.md"),
+    Lic("numpy", "licenses/numpy/fft/pocketfft/LICENSE.md"),
+    Lic("numpy", "licenses/numpy/linalg/lapack_lite/LICENSE.txt"),
     Lic("numpy", "licenses/numpy/ma/LICENSE"), Lic("numpy", "licenses/numpy/_core/src/multiarray/dragon4_LICENSE.txt"),
     Lic("numpy", "licenses/numpy/_core/src/npysort/x86-simd-sort/LICENSE.md"),
     Lic("numpy", "licenses/numpy/_core/src/umath/svml/LICENSE"),
@@ -388,7 +391,8 @@ LEGAL: list[Lic] = [
 ]
 
 SHORT: list[Lic] = [
-    Lic("platformdirs", "licenses/LICENSE"), Lic("uvicorn", "licenses/LICENSE.md"), Lic("markdown-it-py", "licenses/LICENSE"),
+    Lic("platformdirs", "licenses/LICENSE"), Lic("uvicorn", "licenses/LICENSE.md"),
+    Lic("markdown-it-py", "licenses/LICENSE"),
     Lic("h11", "licenses/LICENSE.txt"), Lic("annotated-types", "licenses/LICENSE"),
     Lic("pydantic_core", "licenses/LICENSE"), Lic("fastapi", "licenses/LICENSE"), Lic("sniffio", "LICENSE.MIT"),
     Lic("rich", "licenses/LICENSE"), Lic("httpx", "licenses/LICENSE.md"), Lic("starlette", "licenses/LICENSE.md"),
@@ -432,7 +436,8 @@ def _doc_source(d: Doc) -> Source:
 def _doc_lines(d: Doc) -> list[str]:
     """The document's lines without badge/image-only and HTML-only lines; the k-th of K parts split at headings."""
     lines = [ln.rstrip() for ln in _doc_source(d).text.split("\n")]
-    lines = [ln for ln in lines if not re.fullmatch(r"\s*(<[^>]*>\s*)+|\s*(\[?!\[[^\]]*\]\([^)]*\)\]?(\([^)]*\))?\s*)+", ln)]
+    lines = [ln for ln in lines
+             if not re.fullmatch(r"\s*(<[^>]*>\s*)+|\s*(\[?!\[[^\]]*\]\([^)]*\)\]?(\([^)]*\))?\s*)+", ln)]
     while lines and not lines[-1].strip():
         lines.pop()
     k, K = d.part
@@ -448,6 +453,8 @@ def _doc_lines(d: Doc) -> list[str]:
 
 
 def _chunks(lines: list[str], target_chars: int = 4500) -> list[list[str]]:
+    out: list[list[str]]
+    cur: list[str]
     out, cur, size, fence = [], [], 0, False
     for ln in lines:
         starts_section = bool(_HEADING.match(ln)) and not fence
@@ -478,6 +485,7 @@ def _first_sentence(s: str, limit: int = 260) -> str:
 def _digest(lines: list[str], rng: random.Random, opener: list[str], closer: list[str], cap: int = 2200) -> str:
     """First sentence of each prose paragraph, under its section heading (code blocks, tables and HTML skipped)."""
     points: list[str] = []
+    para: list[str]
     heading, fence, para = "", False, []
 
     def flush() -> None:
@@ -618,7 +626,7 @@ def _legal_parts(count: int) -> list[list[Lic]]:
                     min((b for b in blanks if b > cuts[-1]), key=lambda b: abs(pos[b] - want)))
     cuts.append(len(flat))
     parts = []
-    for a, b in zip(cuts, cuts[1:]):
+    for a, b in zip(cuts, cuts[1:], strict=False):
         group: list[Lic] = []
         for lic, i, _t in flat[a:b]:
             if i < 0:
@@ -687,7 +695,7 @@ def build_long() -> list[dict[str, Any]]:
             msgs: Messages = [{"role": "system", "content": system}, {"role": "user", "content": opening},
                               {"role": "assistant", "content": reply}]
             left = n
-            for d, src, ch, ask, dseed in plan:
+            for _d, _src, ch, ask, dseed in plan:
                 if left <= 0:
                     break
                 part = ch[:left]
@@ -702,6 +710,7 @@ def build_long() -> list[dict[str, Any]]:
 
         pid = f"chat-{k + 1:02d}"
         msgs, _, n = fit(pid, render, capacity, LONG_FIT)
+        used: list[dict[str, Any]]
         used, left = [], n
         for d, src, ch, _ask, _s in plan:
             if left <= 0:
@@ -709,7 +718,7 @@ def build_long() -> list[dict[str, Any]]:
             take = min(left, len(ch))
             left -= take
             if used and used[-1]["path"] == src.path and used[-1].get("part") == list(d.part):
-                used[-1]["chunk_lines"] += take  # type: ignore[operator]
+                used[-1]["chunk_lines"] += take
             else:
                 used.append(src.provenance(part=list(d.part), chunk_lines=take))
         out.append({"id": pid, "domain": "chat", "messages": msgs,
@@ -728,7 +737,8 @@ def build_short() -> list[dict[str, Any]]:
         who_short = _first_sentence(who, 400)
         user = (f"{who_short} {pick(rng, LICENSE_ASKS).format(project=pkg, version=ver, path=path)}\n\n{text}\n\n"
                 f"{SHORT_FINALS[k % len(SHORT_FINALS)]}")
-        intro = pick(rng, ["You are a thoughtful, knowledgeable assistant.", "You are a friendly and careful assistant."])
+        intro = pick(rng, ["You are a thoughtful, knowledgeable assistant.",
+                           "You are a friendly and careful assistant."])
         order = rng.sample(GUIDELINES, len(GUIDELINES))
 
         def render(n: int, intro=intro, order=order, user=user) -> Messages:

@@ -169,8 +169,8 @@ def build_long() -> list[dict[str, Any]]:
         lines = src.text.rstrip("\n").split("\n")
         system = pick(random.Random(seed), SYSTEMS)
         pid = f"code-{k + 1:02d}"
-        msgs, _, n = fit(pid, lambda n: _frame(random.Random(seed), job, src, lines[:n], 1, len(lines), system),
-                         len(lines), LONG_FIT)
+        msgs, _, n = fit(pid, lambda n, seed=seed, job=job, src=src, lines=lines, system=system: _frame(
+                             random.Random(seed), job, src, lines[:n], 1, len(lines), system), len(lines), LONG_FIT)
         out.append({"id": pid, "domain": "code", "messages": msgs,
                     "provenance": {"material": [src.provenance(lines=[1, n])], "framing": FRAMING, "seed": seed}})
     return out

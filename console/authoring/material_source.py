@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from console.core.workload.prompts import PromptSetError
@@ -118,7 +118,7 @@ def write_manifest(root: Path | None = None) -> Path:
     return root / MANIFEST
 
 
-@lru_cache(maxsize=None)
+@cache
 def read(package: str, path: str, root: Path | None = None) -> Source:
     """The text of `path` (relative to the install root, e.g. `textual/widget.py`) of `package` at its pin."""
     root = root or material_dir()

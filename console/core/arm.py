@@ -134,8 +134,8 @@ class Arm:
         elif self.is_block:
             s = f"{FAMILY_NAMES[self.family]} block {self.draft_tokens or '?'} ({self.draft_positions} draft positions)"
         else:
-            s = (f"{FAMILY_NAMES.get(self.family, self.family)} depth {self.steps if self.steps is not None else '?'} · "
-                 f"topk {self.topk if self.topk is not None else '?'} · {self.verify_tokens} draft tokens")
+            s = (f"{FAMILY_NAMES.get(self.family, self.family)} depth {self.steps if self.steps is not None else '?'} "
+                 f"· topk {self.topk if self.topk is not None else '?'} · {self.verify_tokens} draft tokens")
         kv = self.kv_slug()
         return s + (f" · KV {self.kv_dtype}" if kv else "") + (" · adaptive" if self.adaptive else "")
 
@@ -149,7 +149,7 @@ class Arm:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, d: dict[str, Any] | None) -> "Arm":
+    def from_json(cls, d: dict[str, Any] | None) -> Arm:
         d = d or {}
         fields = cls.__dataclass_fields__
         return cls(**{k: v for k, v in d.items() if k in fields})
@@ -159,7 +159,7 @@ class Arm:
     @classmethod
     def from_drafter(cls, family: str, *, model: str | None = None, steps: int | None = None,
                      topk: int | None = None, draft_tokens: int | None = None, kv_dtype: str = "auto",
-                     adaptive: bool = False) -> "Arm":
+                     adaptive: bool = False) -> Arm:
         """What a profile asks for (its drafter section and kv.dtype). A chain with topk 1 verifies steps + 1."""
         fam = (family or "none").lower()
         if fam == "none":
@@ -171,7 +171,7 @@ class Arm:
         return cls(fam, steps, topk, draft_tokens, model, kv_dtype or "auto", adaptive)
 
     @classmethod
-    def from_server_info(cls, d: dict[str, Any]) -> "Arm":
+    def from_server_info(cls, d: dict[str, Any]) -> Arm:
         """What the server resolved (`/server_info` keys, as SGLang 0.5.23 names them)."""
         algo = d.get("speculative_algorithm")
         kv = d.get("kv_cache_dtype") or "auto"

@@ -21,7 +21,8 @@ from __future__ import annotations
 import bisect
 import json
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 DEFAULT_ADAPTIVE_CONFIG: dict[str, dict[str, Any]] = {
     "1": {"candidate_steps": [1, 3, 5, 7], "up_hysteresis": 0.0, "down_hysteresis": -0.25, "ceiling_coeff": 0},

@@ -9,23 +9,36 @@ import gc
 import secrets
 import time
 import uuid
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 from .completions import fan_out
-from .outputs import plan_chat, plan_plain
 from .metrics import HttpMetricsMiddleware
+from .outputs import plan_chat, plan_plain
 from .requests import RequestError, split_generate_batch
-from .validate import (CHAT, COMPLETIONS, GENERATE, ContractRefusal, Endpoint, SchedulerAbort, WireRefusal,
-                       chat_stream_abort, check_completion, check_generate_body, generate_stream_refusal, read_body)
 from .responses import _error
 from .runtime import RECEIVED_AT, RequestHandle, TraceRecord
 from .score import SCORE, score
-from .wire import VERSION
 from .server import FLUSH_OK, PROMETHEUS_CONTENT_TYPE, SimServer
+from .validate import (
+    CHAT,
+    COMPLETIONS,
+    GENERATE,
+    ContractRefusal,
+    Endpoint,
+    SchedulerAbort,
+    WireRefusal,
+    chat_stream_abort,
+    check_completion,
+    check_generate_body,
+    generate_stream_refusal,
+    read_body,
+)
+from .wire import VERSION
 
 # ------------------------------------------------------------------------------------------------- the app
 
@@ -245,7 +258,7 @@ def create_app(server: SimServer) -> FastAPI:
             return failed
         if batch is not None:
             reqs = []
-            for base, (factory, stop_re) in zip(bases, plans):
+            for base, (factory, stop_re) in zip(bases, plans, strict=True):
                 for r in fan_out(base, max(1, n)):
                     r.words_factory, r.stop_regex = factory, stop_re
                     if n > 1:  # each sample its own rid (regenerate_rid), the first too
@@ -320,11 +333,12 @@ def create_app(server: SimServer) -> FastAPI:
                     if isinstance(value, dict):
                         for sk, sv in value.items():
                             if isinstance(sv, (int, float)) and not isinstance(sv, bool):
-                                lines += [f"# TYPE sglang_{prefix}_{sk} gauge", f'sglang_{prefix}_{sk}{{dp_rank="0"}} {sv}']
+                                lines += [f"# TYPE sglang_{prefix}_{sk} gauge",
+                                          f'sglang_{prefix}_{sk}{{dp_rank="0"}} {sv}']
                     elif isinstance(value, (int, float)) and not isinstance(value, bool):
                         lines += [f"# TYPE sglang_{key} gauge", f'sglang_{key}{{dp_rank="0"}} {value}']
             return Response(content="\n".join(lines) + "\n", media_type=PROMETHEUS_CONTENT_TYPE)
-        return JSONResponse({"timestamp": datetime.now(timezone.utc).isoformat(), "version": VERSION,
+        return JSONResponse({"timestamp": datetime.now(UTC).isoformat(), "version": VERSION,
                              "accelerator": server.dep.node.gpu_name, "num_accelerators": server.cfg.tp_size,
                              "loads": loads})
 

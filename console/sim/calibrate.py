@@ -124,7 +124,10 @@ def run_cell(arm: str | list[str], domain: str, *, prompt_tokens: int = 10_000, 
             engine.submit(SimRequest(rid="warmup", prompt_tokens=warm, max_new_tokens=4, ignore_eos=True,
                                      domain=domain, prompt_hash=-1), engine.clock)
             while engine.has_work():
-                engine.commit(engine.plan())
+                warm_plan = engine.plan()
+                if warm_plan is None:  # as the measuring loop below: nothing left that can run
+                    break
+                engine.commit(warm_plan)
     res = CellResult(arm if isinstance(arm, str) else " ".join(arm), domain, prompt_tokens, max_tokens, concurrency,
                      max_total_num_tokens=engine.capacity)
     outputs: dict[int, list[RequestOutput]] = {}
@@ -261,8 +264,8 @@ class CalRow:
             extra += f" tau {self.tau:4.2f}"
         if self.ttft_ms is not None:
             extra += f" TTFT {self.ttft_ms:6.0f} ms"
-        return (f"{self.group:<6} {self.what:<46} {self.report:>9.1f} {self.model:>9.1f} {100 * (self.ratio - 1):>+7.1f}%"
-                f"  (within x{self.factor:.2f}: {'ok' if self.ok else 'OUT'}){extra}")
+        return (f"{self.group:<6} {self.what:<46} {self.report:>9.1f} {self.model:>9.1f} "
+                f"{100 * (self.ratio - 1):>+7.1f}%  (within x{self.factor:.2f}: {'ok' if self.ok else 'OUT'}){extra}")
 
 
 def calibration_rows(n: int = 16, max_tokens: int = 2048, dep: Deployment | None = None) -> list[CalRow]:

@@ -90,8 +90,8 @@ async def _run(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, timel
 
     import uvicorn
 
-    from .app import create_app
     from . import stacks
+    from .app import create_app
     from .server import SimServer, UvicornGate, uvicorn_log_config
 
     server = SimServer(cfg, dep, mem, log, faults)
@@ -99,7 +99,8 @@ async def _run(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, timel
     app = create_app(server)
     a = cfg.args
     config = uvicorn.Config(app, host=a["host"], port=int(a["port"]), log_config=uvicorn_log_config(),
-                            access_log=True, timeout_keep_alive=5, lifespan="off", timeout_graceful_shutdown=0.5)
+                            access_log=True, timeout_keep_alive=5, lifespan="off",
+                            timeout_graceful_shutdown=0.5)  # type: ignore[arg-type]  # typed int, used as asyncio.timeout's float
     logging.getLogger("uvicorn.error").addFilter(UvicornGate(server, access=False))
     logging.getLogger("uvicorn.access").addFilter(UvicornGate(server, access=True))
     uv = uvicorn.Server(config)

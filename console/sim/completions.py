@@ -21,14 +21,20 @@ from __future__ import annotations
 import dataclasses
 import time
 import uuid
-from typing import Any, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any
 
+from . import hidden, wire
 from .engine import SimRequest
 from .logprobs import LogprobAsk, asked_logprobs, attach, completion_logprobs, prompt_completion_logprobs
 from .runtime import RequestHandle, TraceRecord
-from .tokens import decode_ids
 from .shaping import _error, disconnected_message, merged, refused, stream_flags
-from . import hidden, wire
+from .tokens import decode_ids
+
+if TYPE_CHECKING:
+    from .args import ServerConfig
+    from .deployment import Deployment
+    from .runtime import TraceStore
 
 DEFAULT_MAX_TOKENS = 16  #: CompletionRequest.max_tokens
 
@@ -57,14 +63,14 @@ def fan_out(req: SimRequest, n: int) -> list[SimRequest]:
         out.append(dataclasses.replace(req, rid=uuid.uuid4().hex, prefix_keys=list(req.prefix_keys),
                                        spec_hist=[]))
         if hasattr(req, "return_hidden_states"):  # /generate's ask (hidden.mark), not a dataclass field
-            out[-1].return_hidden_states = req.return_hidden_states  # type: ignore[attr-defined]
+            out[-1].return_hidden_states = req.return_hidden_states  # type: ignore[attr-defined]  # ad-hoc attribute, not a dataclass field
         if hasattr(req, "scheduler_abort"):  # aborted on arrival (logprobs.stream_abort): every sample is
-            out[-1].scheduler_abort = req.scheduler_abort  # type: ignore[attr-defined]
+            out[-1].scheduler_abort = req.scheduler_abort  # type: ignore[attr-defined]  # ad-hoc attribute, not a dataclass field
         ask = asked_logprobs(req)
         if ask is not None:  # return_logprob / echo with logprobs: each sample its own output entries
-            out[-1].logprob_ask = ask.copy()  # type: ignore[attr-defined]
+            out[-1].logprob_ask = ask.copy()  # type: ignore[attr-defined]  # ad-hoc attribute, not a dataclass field
             if hasattr(req, "full_prefix_keys"):  # the capped match (logprobs.attach)
-                out[-1].full_prefix_keys = req.full_prefix_keys  # type: ignore[attr-defined]
+                out[-1].full_prefix_keys = req.full_prefix_keys  # type: ignore[attr-defined]  # ad-hoc attribute, not a dataclass field
     return out
 
 
@@ -80,6 +86,20 @@ def _joined(first: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
 
 class CompletionShaping:
     """SimServer's /v1/completions answers (mixed into ResponseShaping)."""
+
+    # set by SimServer.__init__ (this class is one of SimServer's parts)
+    cfg: ServerConfig
+    dep: Deployment
+    trace: TraceStore
+
+    if TYPE_CHECKING:  # RequestParsing's and ResponseShaping's
+        def generate_request(self, body: dict[str, Any]) -> SimRequest: ...
+        def _sse_frame(self, reqs: SimRequest | Sequence[SimRequest], recs: TraceRecord | Sequence[TraceRecord],
+                       events: AsyncGenerator[str, None]) -> AsyncIterator[str]: ...
+        async def _finish_all(self, reqs: Sequence[SimRequest], handles: Sequence[RequestHandle],
+                              request: Any) -> bool: ...
+        def _usage_of(self, reqs: Sequence[SimRequest], n: int) -> dict[str, Any]: ...
+        def _spec_ext(self, reqs: Sequence[SimRequest], body: dict[str, Any]) -> Any: ...
 
     def completion_requests(self, body: dict[str, Any]) -> list[SimRequest]:
         """One engine request per (prompt, sample), in choice order. RequestError / ValueError on bad input."""
@@ -109,7 +129,7 @@ class CompletionShaping:
                 gen["text"] = text
             else:
                 gen["input_ids"] = ids
-            req = self.generate_request(gen)  # type: ignore[attr-defined]
+            req = self.generate_request(gen)
             req.stream = bool(body.get("stream", False))
             if echo_logprobs(body):  # the prompt's logprobs: /generate's logprob_start_len 0, texts on
                 attach(req, LogprobAsk(start=0, top_n=body["logprobs"], token_ids=None, text=True,
@@ -117,7 +137,7 @@ class CompletionShaping:
             reqs.extend(fan_out(req, n))
         if isinstance(body.get("rid"), str) and len(reqs) == 1:
             reqs[0].rid = body["rid"]
-        hidden.check(body.get("return_hidden_states"), self.cfg.args)  # type: ignore[attr-defined]
+        hidden.check(body.get("return_hidden_states"), self.cfg.args)
         return reqs
 
     def _echo(self, body: dict[str, Any], index: int, n: int) -> str:
@@ -129,18 +149,18 @@ class CompletionShaping:
 
     def completion_stream(self, reqs: Sequence[SimRequest], handles: Sequence[RequestHandle],
                           recs: Sequence[TraceRecord], body: dict[str, Any]) -> AsyncIterator[str]:
-        include_usage, continuous = stream_flags(body, self.cfg.args)  # type: ignore[attr-defined]
+        include_usage, continuous = stream_flags(body, self.cfg.args)
         model = str(body.get("model") or "default")
         created = int(time.time())
         n_per = int(body.get("n") or 1)
         top = body.get("logprobs")
-        seed = self.cfg.sim.seed  # type: ignore[attr-defined]
-        cache_report = bool(self.cfg.args.get("enable_cache_report"))  # type: ignore[attr-defined]
+        seed = self.cfg.sim.seed
+        cache_report = bool(self.cfg.args.get("enable_cache_report"))
         want_hidden = body.get("return_hidden_states")
-        width = hidden.hidden_size(self.dep)  # type: ignore[attr-defined]
+        width = hidden.hidden_size(self.dep)
         echo_lp = echo_logprobs(body)
 
-        async def gen() -> AsyncIterator[str]:
+        async def gen() -> AsyncGenerator[str, None]:
             sent_chars = [0] * len(reqs)
             seen: list[int] = []  # choices in the order their first output came (SGLang's per-index dicts)
             sent_tokens = [0] * len(reqs)
@@ -152,6 +172,7 @@ class CompletionShaping:
                 n = out.completion_tokens
                 if out.finished and refused(req):
                     rec.chunk(0)
+                    assert req.finish_reason is not None  # refused(req)
                     yield wire.sse({"error": {"object": "error", "message": req.finish_reason["message"],
                                               "type": "SERVICE_UNAVAILABLE", "param": None, "code": 503}})
                     return
@@ -183,7 +204,7 @@ class CompletionShaping:
                     recs[0].chunk(0)
                     yield wire.sse(hidden.completion_chunk(last_rid, created, model, i, hidden.openai_value(
                         reqs[i], want_hidden, seed, width)))
-            spec = self._spec_ext(reqs, body)  # type: ignore[attr-defined]
+            spec = self._spec_ext(reqs, body)
             if spec is not None:
                 recs[0].chunk(0)
                 yield wire.sse({"id": last_rid, "object": "text_completion", "created": created, "model": model,
@@ -191,28 +212,29 @@ class CompletionShaping:
             if include_usage:
                 recs[0].chunk(0)
                 yield wire.completion_usage_chunk(last_rid, created, model,
-                                                  self._usage_of(reqs, n_per))  # type: ignore[attr-defined]
+                                                  self._usage_of(reqs, n_per))
 
-        return self._sse_frame(reqs, recs, gen())  # type: ignore[attr-defined]
+        return self._sse_frame(reqs, recs, gen())
 
     async def completion_response(self, reqs: Sequence[SimRequest], handles: Sequence[RequestHandle],
                                   recs: Sequence[TraceRecord], body: dict[str, Any], request: Any = None) -> Any:
         created = int(time.time())
-        if not await self._finish_all(reqs, handles, request):  # type: ignore[attr-defined]
-            for req, rec in zip(reqs, recs):
-                self.trace.finish(rec, req)  # type: ignore[attr-defined]
+        if not await self._finish_all(reqs, handles, request):
+            for req, rec in zip(reqs, recs, strict=True):
+                self.trace.finish(rec, req)
             return _error(disconnected_message(reqs[0].rid))
         for req in reqs:
             if refused(req):
-                for r2, rec2 in zip(reqs, recs):
-                    self.trace.finish(rec2, r2)  # type: ignore[attr-defined]
+                for r2, rec2 in zip(reqs, recs, strict=True):
+                    self.trace.finish(rec2, r2)
+                assert req.finish_reason is not None  # refused(req)
                 return _error(req.finish_reason["message"], 503, "503")
         n_per = int(body.get("n") or 1)
         top = body.get("logprobs")
-        seed = self.cfg.sim.seed  # type: ignore[attr-defined]
+        seed = self.cfg.sim.seed
         choices = []
         want_hidden = body.get("return_hidden_states")
-        width = hidden.hidden_size(self.dep)  # type: ignore[attr-defined]
+        width = hidden.hidden_size(self.dep)
         for i, req in enumerate(reqs):
             reason, matched = wire.chat_finish(req)
             lp = completion_logprobs(req, seed, 0, req.n_out, top) \
@@ -225,18 +247,18 @@ class CompletionShaping:
             if hs is not None:  # CompletionResponseChoice drops it when None
                 choice["hidden_states"] = hs
             choices.append(choice)
-        wv = self.cfg.args.get("weight_version", "default")  # type: ignore[attr-defined]
+        wv = self.cfg.args.get("weight_version", "default")
         first = reqs[0]
         out: dict[str, Any] = {
             "id": first.rid, "object": "text_completion", "created": created,
             "model": str(body.get("model") or "default"), "choices": choices,
-            "usage": self._usage_of(reqs, n_per),  # type: ignore[attr-defined]
+            "usage": self._usage_of(reqs, n_per),
             "metadata": {"weight_version": wv, "weight_versions": [{"version": wv, "start": 0, "end": first.n_out}]},
         }
-        spec = self._spec_ext(reqs, body)  # type: ignore[attr-defined]
+        spec = self._spec_ext(reqs, body)
         if spec is not None:
             out["sglext"] = {"spec_tokens_details": spec}
-        for req, rec in zip(reqs, recs):
+        for req, rec in zip(reqs, recs, strict=True):
             rec.chunk(req.n_out)
-            self.trace.finish(rec, req)  # type: ignore[attr-defined]
+            self.trace.finish(rec, req)
         return out

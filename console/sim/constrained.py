@@ -26,11 +26,11 @@ import re
 from typing import Any
 
 try:  # Python 3.11+: the parser behind re.compile
-    import re._parser as _sre_parse  # type: ignore[import-not-found]
-    import re._constants as _sre_c  # type: ignore[import-not-found]
+    import re._constants as _sre_c  # type: ignore[import-not-found]  # private module, not in typeshed
+    import re._parser as _sre_parse  # type: ignore[import-not-found]  # private module, not in typeshed
 except ImportError:  # pragma: no cover
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
-    import sre_constants as _sre_c  # type: ignore[no-redef]
+    import sre_constants as _sre_c
+    import sre_parse as _sre_parse
 
 _WORDS = ("alpha", "delta", "orbit", "cedar", "ember", "harbor", "lumen", "meadow", "nova", "pixel", "quartz",
           "river", "summit", "tundra", "violet", "willow", "zephyr", "amber", "beacon", "canyon")
@@ -189,6 +189,7 @@ def _parse_expr(text: str, rule: str) -> Any:
         m = _EBNF_TOKEN.match(text, pos)
         if m is None:
             raise ValueError(f"EBNF rule {rule!r}: cannot read {text[pos:].strip()[:20]!r}")
+        assert m.lastgroup is not None  # every alternative of _EBNF_TOKEN is a named group
         toks.append((m.lastgroup, m.group(m.lastgroup)))
         pos = m.end()
     node, i = _alt(toks, 0, rule)
@@ -346,8 +347,8 @@ def _string(schema: dict[str, Any], rng: random.Random) -> str:
     if fmt in ("uri", "url"):
         return f"https://example.com/{rng.choice(_WORDS)}"
     if fmt == "uuid":
-        return "%08x-%04x-4%03x-8%03x-%012x" % (rng.getrandbits(32), rng.getrandbits(16), rng.getrandbits(12),
-                                              rng.getrandbits(12), rng.getrandbits(48))
+        return (f"{rng.getrandbits(32):08x}-{rng.getrandbits(16):04x}-4{rng.getrandbits(12):03x}-"
+                f"8{rng.getrandbits(12):03x}-{rng.getrandbits(48):012x}")
     if isinstance(schema.get("pattern"), str):
         try:
             return regex_sample(schema["pattern"], rng)
@@ -409,7 +410,7 @@ def schema_sample(schema: Any, rng: random.Random, root: dict[str, Any] | None =
         return schema_sample(merged, rng, root, depth + 1)
     kind = _types(schema)[0]
     if kind == "object":
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        props = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
         required = [k for k in schema.get("required", []) if isinstance(k, str)]
         out: dict[str, Any] = {}
         for k, sub in props.items():
@@ -458,7 +459,7 @@ def schema_errors(value: Any, schema: Any, root: dict[str, Any] | None = None, p
             if all(schema_errors(value, s, root, path) for s in schema[key]):
                 return [f"{path}: matches no {key} branch"]
     if isinstance(schema.get("allOf"), list):
-        errs = [e for s in schema["allOf"] for e in schema_errors(value, s, root, path)]
+        errs: list[str] = [e for s in schema["allOf"] for e in schema_errors(value, s, root, path)]
         if errs:
             return errs
     if "type" not in schema and not ({"properties", "required", "items"} & set(schema)):
@@ -471,12 +472,12 @@ def schema_errors(value: Any, schema: Any, root: dict[str, Any] | None = None, p
               "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)}
     if not any(checks.get(k, lambda v: True)(value) for k in kinds):
         return [f"{path}: not of type {'/'.join(kinds)}"]
-    errs: list[str] = []
+    errs = []
     if isinstance(value, dict):
         for k in schema.get("required", []):
             if k not in value:
                 errs.append(f"{path}: missing required {k!r}")
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        props = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
         for k, v in value.items():
             if k in props:
                 errs += schema_errors(v, props[k], root, f"{path}.{k}")
@@ -618,7 +619,7 @@ def constraint_of(params: dict[str, Any]) -> tuple[str, Any] | None:
     if isinstance(rf, dict):
         kind = rf.get("type")
         if kind == "json_schema":
-            js = rf.get("json_schema") if isinstance(rf.get("json_schema"), dict) else {}
+            js = rf["json_schema"] if isinstance(rf.get("json_schema"), dict) else {}
             schema = js.get("schema", js.get("schema_"))
             if schema is None:
                 raise ValueError("schema_ is required for json_schema response format request.")

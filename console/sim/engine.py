@@ -12,7 +12,8 @@ Scheduling follows SGLang's defaults: prefill first (a prefill batch stalls deco
 `max_running_requests` requests, admission while the KV pool holds every running request's tokens plus a
 reservation of min(max_new_tokens, 4096) * 0.7 tokens each, retraction of the newest request when decoding runs
 out of KV slots, and a prefix (radix) cache that skips the prefill of a prompt prefix seen before. The first long
-prefill after launch pays a one-time JIT cost (docs/reference-deployment.md §4: "the first inference was very slow"): warm up first.
+prefill after launch pays a one-time JIT cost (docs/reference-deployment.md §4: "the first inference was very slow"):
+warm up first.
 """
 
 from __future__ import annotations
@@ -20,17 +21,18 @@ from __future__ import annotations
 import os
 import random
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .acceptance import AcceptanceState, draw_accepted, tree_breadth
 from .adaptive import AdaptiveController
 from .args import ServerConfig
 from .deployment import Deployment
-from .memory import MemoryPlan, effective_max_running_requests
-from .steptime import NodeState, StepTimeModel
-from .scripted import match_stop_regex
 from .lengths import natural_length
+from .memory import MemoryPlan, effective_max_running_requests
+from .scripted import match_stop_regex
+from .steptime import NodeState, StepTimeModel
 from .text import TextStream
 
 
@@ -144,11 +146,11 @@ class EngineObserver:
 
     def on_admit(self, req: SimRequest) -> None: ...
 
-    def on_retract(self, reqs: list["SimRequest"]) -> None: ...
+    def on_retract(self, reqs: list[SimRequest]) -> None: ...
 
-    def on_scheduler_stats(self, stats: "SchedulerStats") -> None: ...
+    def on_scheduler_stats(self, stats: SchedulerStats) -> None: ...
 
-    def on_forward(self, plan: "StepPlan", fresh_tokens: int, cached_tokens: int, generated: int) -> None:
+    def on_forward(self, plan: StepPlan, fresh_tokens: int, cached_tokens: int, generated: int) -> None:
         """A forward was committed: prefill tokens of first-time requests (`fresh_tokens`, retracted re-prefills
         excluded) and their cached prefix tokens, or the tokens a decode step generated."""
 
@@ -599,6 +601,7 @@ class Engine:
     def _verify(self, r: SimRequest, k_active: int | None = None) -> int:
         """One verify step for `r`: draw the accepted prefix, record it, append accepted + bonus tokens.
         `k_active`: draft positions proposed this step (adaptive steps), default all."""
+        assert r.acceptance is not None and r.accept_rng is not None  # set at admission on a speculative server
         conds = r.acceptance.at(r.prompt_tokens + r.n_out)
         if k_active is not None:
             conds = conds[:k_active]
@@ -617,6 +620,7 @@ class Engine:
     def _add_tokens(self, r: SimRequest, n: int) -> int:
         """Append up to `n` tokens, stopping at EOS, a stop token/string, max_new_tokens or the context limit.
         Returns the number of completion tokens added (EOS included)."""
+        assert r.words is not None and r.rng is not None  # set at admission
         limit = min(r.max_new_tokens, self.context_len - r.prompt_tokens)
         n = max(0, min(n, limit - r.n_out))
         start = r.n_out  # no EOS yet: every token so far is visible
@@ -667,6 +671,7 @@ class Engine:
     def _match_stop(self, r: SimRequest, start: int, end: int) -> tuple[int, int, str] | None:
         """The earliest stop string completed by visible tokens [start, end):
         (visible tokens up to the one completing it, text length before it, the stop string)."""
+        assert r.words is not None  # set at admission
         pieces = r.words.pieces
         longest = max(len(s) for s in r.stop)
         tail_from = start

@@ -10,11 +10,18 @@ import random
 import signal
 import sys
 import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
 
 from .faultspec import (  # noqa: F401  (re-exported: the fault kinds and the parser)
-    LOAD_KINDS, LOAD_PHASES, STREAM_KINDS, FaultSpec, FaultSpecError, parse_fault, parse_faults,
+    LOAD_KINDS,
+    LOAD_PHASES,
+    STREAM_KINDS,
+    FaultSpec,
+    FaultSpecError,
+    parse_fault,
+    parse_faults,
 )
 
 if TYPE_CHECKING:
@@ -92,7 +99,7 @@ class FaultState:
         return [f.to_json() | {"fired": self.fired[f.kind]} for f in self.specs]
 
 
-def slow_deployment(dep: "Deployment", factor: float) -> "Deployment":
+def slow_deployment(dep: Deployment, factor: float) -> Deployment:
     """The deployment with every modeled startup duration multiplied by `factor` (slow-start)."""
     if factor == 1.0:
         return dep
@@ -120,7 +127,7 @@ def _malformed(event: str) -> str:
     return "data: " + payload[: max(1, len(payload) // 2)] + "\n\n"
 
 
-async def faulted_stream(events: AsyncIterator[str], rec: "TraceRecord", actions: list[StreamAction],
+async def faulted_stream(events: AsyncIterator[str], rec: TraceRecord, actions: list[StreamAction],
                          state: FaultState) -> AsyncIterator[Any]:
     """`events` (an SSE generator that calls rec.chunk(tokens) before each yield) with `actions` applied."""
     pending = list(actions)
@@ -148,7 +155,7 @@ async def faulted_stream(events: AsyncIterator[str], rec: "TraceRecord", actions
             yield ev
             sent += carried
     finally:
-        await events.aclose()  # type: ignore[attr-defined]
+        await events.aclose()  # type: ignore[attr-defined]  # the routes' SSE streams are async generators
 
 
 # ------------------------------------------------------------------------------------------------- tracebacks
@@ -352,8 +359,8 @@ def cuda_oom(gpu: int, total_gib: float, tried_gib: float, in_use_gib: float, gr
             "Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)\n")
 
 
-def load_crash_message(phase: str, kind: str, rank: int, cfg: "ServerConfig", dep: "Deployment",
-                       mem: "MemoryPlan") -> str:
+def load_crash_message(phase: str, kind: str, rank: int, cfg: ServerConfig, dep: Deployment,
+                       mem: MemoryPlan) -> str:
     """The traceback one TP rank logs when the launch dies in `phase` with an error of `kind`."""
     total = dep.node.gpu_memory_gib
     if phase in ("weights", "draft"):
@@ -402,8 +409,8 @@ def crash_records(message_for_rank: Callable[[int], str], tp: int, rng: random.R
 # ------------------------------------------------------------------------------------------------- startup
 
 
-def inject_load_crash(tl: "StartupTimeline", phase: str, kind: str, cfg: "ServerConfig", dep: "Deployment",
-                      mem: "MemoryPlan") -> "StartupTimeline":
+def inject_load_crash(tl: StartupTimeline, phase: str, kind: str, cfg: ServerConfig, dep: Deployment,
+                      mem: MemoryPlan) -> StartupTimeline:
     """Cut a complete startup timeline where `phase` fails and append the crash: tracebacks, the launcher's
     SIGQUIT lines and the `kill` marker (which ends the process)."""
     from .startup import Event, StartupTimeline

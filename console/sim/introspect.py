@@ -4,15 +4,38 @@ and the twin-only /sim/info."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .requests import RequestError
 from .validate import input_length_refusal
 from .wire import VERSION
 
+if TYPE_CHECKING:
+    from .args import ServerConfig
+    from .deployment import Deployment
+    from .engine import Engine
+    from .faults import FaultState
+    from .memory import MemoryPlan
+    from .runtime import EngineRuntime
+
 
 class IntrospectionRoutes:
     """SimServer's reports of itself (read by /model_info, /server_info, /v1/loads, /sim/info)."""
+
+    # set by SimServer.__init__ (this class is one of SimServer's parts)
+    cfg: ServerConfig
+    dep: Deployment
+    mem: MemoryPlan
+    engine: Engine
+    runtime: EngineRuntime
+    faults: FaultState
+    metrics_enabled: bool
+    context_len: int
+    max_req_input_len: int
+    http_open: bool
+    ready: bool
+    scheduler_startup_time: dict[str, Any]
+    engine_startup_time: dict[str, Any]
 
     def model_info(self) -> dict[str, Any]:
         a, m = self.cfg.args, self.dep.model
@@ -90,6 +113,7 @@ class IntrospectionRoutes:
         if include == {"core"}:
             return load
         every = include is None or "all" in include
+        include = include or set()  # None (everything) is `every` from here on
         graph = mem.graph_usage(self.cfg.is_spec)
         if every or "memory" in include:
             target_graphs = graph["prefill"] + graph["decode"] + graph["target_verify"]  # the target runner's only

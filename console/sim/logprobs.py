@@ -15,10 +15,10 @@ Shapes (entrypoints/openai/protocol.py, serving_chat.py, utils.py `to_openai_sty
 
 from __future__ import annotations
 
-import math
-import random
 import base64
 import dataclasses
+import math
+import random
 import struct
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -179,7 +179,7 @@ class LogprobAsk:
     _inputs: dict[str, list[Any]] | None = None
     _outputs: dict[str, list[Any]] = field(default_factory=lambda: {"token": [], "top": [], "ids": []})
 
-    def copy(self) -> "LogprobAsk":
+    def copy(self) -> LogprobAsk:
         """The ask for another sample of the same prompt (its own outputs, the same inputs)."""
         return dataclasses.replace(self, _outputs={"token": [], "top": [], "ids": []})
 
@@ -258,10 +258,10 @@ def _entries(key: str, pos: int, lp: float, tid: int, piece: str, ranked: list[t
         by_id[tid] = lp
         floor = ranked[-1][0]
         for want in ask.token_ids:
-            v = by_id.get(want)
-            if v is None:
-                v = floor - random.Random(f"logprob-id:{key}:{pos}:{want}").uniform(*_FAR_BELOW)
-            chosen.append(_entry(v, want, piece if want == tid else _id_text(want), ask.text))
+            want_lp = by_id.get(want)
+            if want_lp is None:
+                want_lp = floor - random.Random(f"logprob-id:{key}:{pos}:{want}").uniform(*_FAR_BELOW)
+            chosen.append(_entry(want_lp, want, piece if want == tid else _id_text(want), ask.text))
     return token, tops, chosen
 
 
@@ -324,7 +324,7 @@ def _output_entries(req: SimRequest, ask: LogprobAsk, sim_seed: int, n: int) -> 
     if n > done:
         key, greedy = _seed_key(req, sim_seed), req.temperature == 0
         ids = req.output_ids(n)
-        for (pos, piece), tid in zip(_tokens(req, done, n), ids[done:n]):
+        for (pos, piece), tid in zip(_tokens(req, done, n), ids[done:n], strict=False):
             token, tops, chosen = _position(key, pos, tid, piece, greedy, ask)
             out["token"].append(token)
             out["top"].append(tops)
@@ -364,6 +364,8 @@ def meta_logprobs(req: SimRequest, sim_seed: int, n: int, finished: bool = True)
     ask = asked_logprobs(req)
     if ask is None:
         return {}
+    inp: dict[str, list[Any]]
+    outp: dict[str, list[Any]]
     if ask.aborted:
         inp = outp = {"token": [], "top": [], "ids": []}
     else:
@@ -408,7 +410,7 @@ def prompt_completion_logprobs(req: SimRequest) -> dict[str, Any]:
     if ask is None:
         return out
     inp = _input_entries(req, ask)
-    for token, top in zip(inp["token"], inp["top"]):
+    for token, top in zip(inp["token"], inp["top"], strict=True):
         out["text_offset"].append(-1)
         out["token_logprobs"].append(token[0])
         out["tokens"].append(lossless(token[1], token[2]))

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import bisect
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from typing import Any, Callable
+from typing import Any
 
 from prometheus_client.utils import floatToGoString
 
@@ -36,9 +36,9 @@ QUEUE_BUCKETS = [0.0, 0.001, 0.005, 0.010, 0.050, 0.100, 0.200, 0.500, 1, 2, 3, 
                  80, 90, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1200, 1400, 1600, 1800, 2000, 2500,
                  3000]
 #: prompt_tokens_histogram / uncached_prompt_tokens_histogram / generation_tokens_histogram (SGLang's defaults)
-TOKENS_BUCKETS = [100, 300, 500, 700, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 12500, 15000,
-                  17500, 20000, 22500, 25000, 27500, 30000, 35000, 40000, 60000, 80000, 100000, 200000, 300000, 400000,
-                  600000, 800000, 1000000, 1100000]
+TOKENS_BUCKETS: list[float] = [100, 300, 500, 700, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000,
+                               10000, 12500, 15000, 17500, 20000, 22500, 25000, 27500, 30000, 35000, 40000, 60000,
+                               80000, 100000, 200000, 300000, 400000, 600000, 800000, 1000000, 1100000]
 #: per_stage_req_latency_seconds: exponential_buckets(start=0.001, width=1.62, length=30)
 STAGE_BUCKETS = [0.001 * 1.62 ** i for i in range(30)]
 DP_IMBALANCE_BUCKETS = [1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 7.5, 10.0, 15.0, 20.0, 30.0, 45.0, 60.0]
@@ -313,7 +313,8 @@ class MetricsStore(EngineObserver):
 
     def on_admit(self, req: SimRequest) -> None:
         if req.log_metrics and req.admitted_s is not None:
-            self._hist("queue_time_seconds", self._sched_labels(0), QUEUE_BUCKETS).observe(req.admitted_s - req.arrival_s)
+            self._hist("queue_time_seconds", self._sched_labels(0), QUEUE_BUCKETS).observe(
+                req.admitted_s - req.arrival_s)
             # scheduler receipt -> waiting queue: the twin queues a request the moment it arrives
             self._hist("per_stage_req_latency_seconds", self._sched_labels(0, stage="request_process"),
                        STAGE_BUCKETS).observe(0.0)
@@ -381,7 +382,7 @@ class MetricsStore(EngineObserver):
             for labels, h in fam.items():
                 sample(f"{name}_sum", labels, h.total)
                 cum = 0
-                for bound, count in zip(h.buckets + [float("inf")], h.counts):
+                for bound, count in zip(h.buckets + [float("inf")], h.counts, strict=True):
                     cum += count
                     sample(f"{name}_bucket", _labels(dict(labels) | {"le": floatToGoString(bound)}), cum)
                 sample(f"{name}_count", labels, h.n)
@@ -506,15 +507,15 @@ class MetricsStore(EngineObserver):
         for name in ("time_to_first_token_seconds", "e2e_request_latency_seconds",
                      "request_time_per_output_token_seconds", "prompt_tokens_histogram",
                      "uncached_prompt_tokens_histogram", "generation_tokens_histogram", "inter_token_latency_seconds"):
-            fam = self.histograms.get(name)
-            if fam:
-                histogram(name, fam)
+            hist_fam = self.histograms.get(name)
+            if hist_fam:
+                histogram(name, hist_fam)
         histogram("dp_attention_token_imbalance_ratio", {sched0: _Histogram(DP_IMBALANCE_BUCKETS)})
         histogram("dp_attention_sync_wait_seconds", {sched0: _Histogram(DP_SYNC_BUCKETS)})
         for name in ("per_stage_req_latency_seconds", "queue_time_seconds"):
-            fam = self.histograms.get(name)
-            if fam:
-                histogram(name, fam)
+            hist_fam = self.histograms.get(name)
+            if hist_fam:
+                histogram(name, hist_fam)
         return "\n".join(lines) + "\n"
 
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
+from .constrained import constrained_text, constraint_of, stop_regexes
 from .hidden import check as check_hidden
-from .constrained import constraint_of, constrained_text, stop_regexes
 from .scripted import ScriptedStream, Segment
-from .toolcalls import (SPECIAL_IDS, THINK_END, history_calls, parsing_active, plan_tool_calls, section_text,
-                        thinking_on)
+from .toolcalls import SPECIAL_IDS, THINK_END, history_calls, parsing_active, plan_tool_calls, section_text, thinking_on
 
 #: reasoning blocks: log-normal token count whose median grows with the prompt (a one-line question thinks a few
 #: dozen tokens, a 10k-token task ~160), clamped

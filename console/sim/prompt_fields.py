@@ -5,7 +5,7 @@ of int64. validate.check_generate_body reports these errors first, in SGLang's E
 from __future__ import annotations
 
 from array import array
-from typing import Annotated, Any, List, Optional, Union
+from typing import Annotated, Any
 
 from pydantic import BaseModel, PlainValidator
 
@@ -52,6 +52,6 @@ class PromptFields(BaseModel):
     members, so the first spelling imported is the one every model gets (the chat models' stop lists list[str]
     first, as SGLang); validate._field_errors puts these fields' `str` errors first, as the real server does."""
 
-    rid: Optional[Union[List[str], str]] = None
-    text: Optional[Union[List[str], str]] = None
+    rid: list[str] | str | None = None
+    text: list[str] | str | None = None
     input_ids: Annotated[Any, PlainValidator(i64_rows)] = None

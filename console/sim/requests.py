@@ -7,12 +7,16 @@ import hashlib
 import json
 import uuid
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .domain import detect_domain
 from .engine import SimRequest
 from .tokens import _PIECE, chat_prompt_tokens, count_tokens, estimate_tokens, messages_text
 from .validate import RequestError, chat_sampling_params, check_chat, verify_sampling
+
+if TYPE_CHECKING:
+    from .args import ServerConfig
+    from .deployment import Deployment
 
 __all__ = ["RequestError", "RequestParsing"]
 
@@ -85,7 +89,7 @@ def _content_keys(seed: int, content: str, start: int) -> tuple[tuple[int, int],
         return ()
     est = [_piece_estimate(p) for p in pieces]
     total_est, cum = sum(est) or 1, 0
-    for p, e in zip(pieces[:-1], est):
+    for p, e in zip(pieces[:-1], est, strict=False):
         hv = hash((hv, p))
         cum += e
         keys.append((hv, start + min(exact, round(cum * exact / total_est))))
@@ -167,6 +171,13 @@ def split_generate_batch(body: dict[str, Any]) -> tuple[list[dict[str, Any]], in
 class RequestParsing:
     """SimServer's reading of a request body into a SimRequest (raises RequestError with SGLang's message)."""
 
+    # set by SimServer.__init__ (this class is one of SimServer's parts)
+    cfg: ServerConfig
+    dep: Deployment
+
+    if TYPE_CHECKING:  # IntrospectionRoutes'
+        def _limits(self, prompt_tokens: int, max_new: int | None) -> int: ...
+
     def _domain(self, text: str, has_tools: bool) -> str:
         d = self.cfg.sim.domain
         return detect_domain(text, has_tools) if d == "auto" else d
@@ -243,6 +254,7 @@ class RequestParsing:
             keys = [*_content_keys(_TEXT_PREFIX, str(text), 0), (_hash("text", str(text)), prompt)]
             phash, dom_text = _hash("text", str(text)), str(text)
         else:
+            assert ids is not None  # text or input_ids, checked above
             prompt = len(ids)
             if prompt == 0:
                 raise RequestError("input_ids is empty")

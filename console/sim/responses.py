@@ -5,21 +5,26 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
+from . import hidden, wire
 from .completions import CompletionShaping
 from .engine import SimRequest
 from .faults import TRUNCATE, faulted_stream
 from .logprobs import chat_logprobs
 from .outputs import OutputPlan
 from .runtime import RequestHandle, TraceRecord
-from .shaping import (DISCONNECT_POLL_S, TRUNCATED_MSG, _error, disconnected_message, merged, refused,  # noqa: F401
-                      stream_flags)
+from .shaping import DISCONNECT_POLL_S, TRUNCATED_MSG, _error, disconnected_message, merged, refused, stream_flags  # noqa: F401
 from .toolcalls import KimiStreamParser, parse_final
-from . import hidden, wire
+
+if TYPE_CHECKING:
+    from .engine import Engine
+    from .faults import FaultState
+    from .runtime import EngineRuntime
 
 
 class FaultStreamingResponse(StreamingResponse):
@@ -30,7 +35,7 @@ class FaultStreamingResponse(StreamingResponse):
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
         async for chunk in self.body_iterator:
             if chunk is TRUNCATE:
-                await self.body_iterator.aclose()  # type: ignore[attr-defined]
+                await self.body_iterator.aclose()  # type: ignore[attr-defined]  # starlette: AsyncIterable; ours: a generator
                 return
             if not isinstance(chunk, (bytes, memoryview)):
                 chunk = chunk.encode(self.charset)
@@ -42,6 +47,16 @@ class ResponseShaping(CompletionShaping):
     """SimServer's answers: the SSE generators and JSON bodies of submitted requests (a request's `n` choices and
     a batch's prompts are one engine request each, answered together)."""
 
+    # set by SimServer.__init__ (this class is one of SimServer's parts)
+    engine: Engine
+    runtime: EngineRuntime
+    faults: FaultState
+    ready: bool
+
+    if TYPE_CHECKING:  # SimServer's
+        @staticmethod
+        async def _drain(handle: RequestHandle) -> None: ...
+
     def stream_response(self, events: AsyncIterator[str], rec: TraceRecord) -> StreamingResponse:
         """The SSE response of a streaming request, with the stream faults of this request applied (if any)."""
         if self.faults.stream and self.ready:
@@ -52,7 +67,7 @@ class ResponseShaping(CompletionShaping):
         return StreamingResponse(events, media_type="text/event-stream")
 
     def _sse_frame(self, reqs: SimRequest | Sequence[SimRequest], recs: TraceRecord | Sequence[TraceRecord],
-                   events: AsyncIterator[str]) -> AsyncIterator[str]:
+                   events: AsyncGenerator[str, None]) -> AsyncIterator[str]:
         """A stream's SSE frame: its events, then `data: [DONE]` and the traces' finish; requests whose client
         left before the end are aborted on the engine (as SGLang aborts on disconnect)."""
         reqs = [reqs] if isinstance(reqs, SimRequest) else list(reqs)
@@ -64,7 +79,7 @@ class ResponseShaping(CompletionShaping):
                     yield ev
                 recs[0].chunk(0)
                 yield wire.SSE_DONE
-                for req, rec in zip(reqs, recs):
+                for req, rec in zip(reqs, recs, strict=True):
                     self.trace.finish(rec, req)
             finally:
                 await events.aclose()
@@ -133,7 +148,7 @@ class ResponseShaping(CompletionShaping):
             return wire.usage(req.prompt_tokens, n, req.cached_tokens if cache_report else None,
                               wire.reasoning_tokens(req, n))
 
-        async def gen() -> AsyncIterator[str]:
+        async def gen() -> AsyncGenerator[str, None]:
             started: set[int] = set()
             seen: list[int] = []  # choices in the order their first output came (SGLang's per-index dicts)
             sent_chars = [0] * n_choices
@@ -149,6 +164,7 @@ class ResponseShaping(CompletionShaping):
                 n = out.completion_tokens
                 if out.finished and refused(req):  # an abort with a status code: one error event
                     rec.chunk(0)
+                    assert req.finish_reason is not None  # refused(req)
                     yield wire.sse({"error": {"object": "error", "message": req.finish_reason["message"],
                                               "type": "SERVICE_UNAVAILABLE", "param": None, "code": 503}})
                     return
@@ -226,19 +242,21 @@ class ResponseShaping(CompletionShaping):
                             request: Request | None = None) -> dict[str, Any] | Response:
         created = int(time.time())
         if not await self._finish_all(reqs, handles, request):
-            for req, rec in zip(reqs, recs):
+            for req, rec in zip(reqs, recs, strict=True):
                 self.trace.finish(rec, req)
             return _error(disconnected_message(reqs[0].rid))
-        for req, rec in zip(reqs, recs):
+        for req, _rec in zip(reqs, recs, strict=True):
             if refused(req):
-                for r2, rec2 in zip(reqs, recs):
+                for r2, rec2 in zip(reqs, recs, strict=True):
                     self.trace.finish(rec2, r2)
+                assert req.finish_reason is not None  # refused(req)
                 return _error(req.finish_reason["message"], 503, "503")
         a = self.cfg.args
         wv = a.get("weight_version", "default")
         choices = []
         for i, req in enumerate(reqs):
             reason, matched = wire.chat_finish(req)
+            calls: list[dict]
             text, reasoning, calls = req.text(), None, []
             if plan.parsing:
                 reasoning, text, calls = parse_final(text, reasoning=plan.reasoning, tools=plan.tools,
@@ -259,14 +277,15 @@ class ResponseShaping(CompletionShaping):
             choices.append(choice)
         first = reqs[0]
         out: dict[str, Any] = {
-            "id": first.rid, "object": "chat.completion", "created": created, "model": str(body.get("model") or "default"),
+            "id": first.rid, "object": "chat.completion", "created": created,
+            "model": str(body.get("model") or "default"),
             "choices": choices, "usage": self._usage_of(reqs, len(reqs)),
             "metadata": {"weight_version": wv, "weight_versions": [{"version": wv, "start": 0, "end": first.n_out}]},
         }
         spec = self._spec_ext(reqs, body)
         if spec is not None:
             out["sglext"] = {"spec_tokens_details": spec}
-        for req, rec in zip(reqs, recs):
+        for req, rec in zip(reqs, recs, strict=True):
             rec.chunk(req.n_out)
             self.trace.finish(rec, req)
         return out
@@ -289,7 +308,7 @@ class ResponseShaping(CompletionShaping):
         width, seed = hidden.hidden_size(self.dep), self.cfg.sim.seed
         hs = [hidden.GenerateHidden(r, hidden.asked(r), seed, width) for r in reqs]
 
-        async def gen() -> AsyncIterator[str]:
+        async def gen() -> AsyncGenerator[str, None]:
             first = [True] * len(reqs)
             sent = [0] * len(reqs)
             async for i, out in merged(handles):
@@ -317,16 +336,17 @@ class ResponseShaping(CompletionShaping):
         handles = [handles] if isinstance(handles, RequestHandle) else list(handles)
         recs = [recs] if isinstance(recs, TraceRecord) else list(recs)
         if not await self._finish_all(reqs, handles, request):
-            for req, rec in zip(reqs, recs):
+            for req, rec in zip(reqs, recs, strict=True):
                 self.trace.finish(rec, req)
             return JSONResponse({"error": {"message": disconnected_message(reqs[0].rid)}}, status_code=400)
         for req in reqs:
             if refused(req):  # HTTPException(503) through the app's handler: an ErrorResponse
-                for r2, rec2 in zip(reqs, recs):
+                for r2, rec2 in zip(reqs, recs, strict=True):
                     self.trace.finish(rec2, r2)
+                assert req.finish_reason is not None  # refused(req)
                 return _error(req.finish_reason["message"], 503, "503")
         outs = []
-        for req, rec in zip(reqs, recs):
+        for req, rec in zip(reqs, recs, strict=True):
             rec.chunk(req.n_out)
             self.trace.finish(rec, req)
             hs = hidden.GenerateHidden(req, hidden.asked(req), self.cfg.sim.seed, hidden.hidden_size(self.dep))

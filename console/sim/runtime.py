@@ -24,9 +24,10 @@ import sys
 import time
 import traceback
 from collections import OrderedDict
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .engine import Engine, RequestOutput, SimRequest, StepPlan
 

@@ -116,7 +116,7 @@ def score(body: Any, *, vocab_size: int, seed: int = 0) -> dict[str, Any]:
         raise ValueError("Invalid combination of query/items types for score_request.")
     scores: list[list[float]] = []
     token_lps: list[list[float]] | None = [] if want_lp else None
-    for (key, _), ls in zip(seqs, per_item):
+    for (key, _), ls in zip(seqs, per_item, strict=True):
         lps = [_label_logprob(seed, key, t, len(ls)) for t in ls]
         scores.append(_scores(lps, apply_softmax, temperature))
         if token_lps is not None:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 #: pre-tokenizer for scripted text: words with their leading space, digit groups, punctuation runs, whitespace
 _PIECES = re.compile(r" ?[A-Za-z]+| ?\d{1,3}| ?[^\sA-Za-z\d]{1,2}|\s+")
@@ -68,11 +69,11 @@ class Segment:
         self.ids = ids if ids is not None else [piece_id(p) for p in pieces]
 
     @classmethod
-    def text(cls, text: str) -> "Segment":
+    def text(cls, text: str) -> Segment:
         return cls(split_pieces(text)) if text else cls([])
 
     @classmethod
-    def special(cls, token: str, token_id: int) -> "Segment":
+    def special(cls, token: str, token_id: int) -> Segment:
         return cls([token], [token_id])
 
 

@@ -27,21 +27,29 @@ from typing import Any
 
 from fastapi.responses import JSONResponse, Response
 
+from . import hidden
 from .args import ServerConfig
 from .deployment import Deployment
 from .engine import Engine, SimRequest
-from . import hidden
 from .faults import FaultState, crash_records, die, runtime_crash_message
+from .introspect import IntrospectionRoutes
 from .logfmt import SimLog
-from .logprobs import (LogprobAsk, SchedulerAbort, asked_logprobs, attach, generate_ask, stream_abort, uncap,
-                       with_logprobs)
+from .logprobs import (
+    LogprobAsk,
+    SchedulerAbort,
+    asked_logprobs,
+    attach,
+    generate_ask,
+    stream_abort,
+    uncap,
+    with_logprobs,
+)
 from .memory import MemoryPlan
 from .metrics import ConstantGauges, MetricsStore
-from .runtime import RECEIVED_AT, EngineRuntime, RequestHandle, TraceRecord, TraceStore
-from .introspect import IntrospectionRoutes
 from .requests import RequestError, RequestParsing
-from .timing import with_timing
 from .responses import TRUNCATED_MSG, ResponseShaping, _error
+from .runtime import RECEIVED_AT, EngineRuntime, RequestHandle, TraceRecord, TraceStore
+from .timing import with_timing
 
 WARMUP_IMAGE_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGA"
                     "hKmMIQAAAABJRU5ErkJggg==")
@@ -147,7 +155,8 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
             "safe_disable_kv_cache": False, "safe_disable_radix_cache": False, "safe_disable_chunked_prefill": False,
             "enabled": bool(a.get("is_embedding")), "matryoshka_dimensions": [],
             "bcg": {"prefill_backend": prefill.get("backend"), "enabled": prefill.get("backend") == "breakable",
-                    "capture_token_budget": prefill.get("max_bs"), "capture_batch_sizes": list(prefill.get("bs") or [])},
+                    "capture_token_budget": prefill.get("max_bs"),
+                    "capture_batch_sizes": list(prefill.get("bs") or [])},
             "cache": {"kv_cache_disabled": bool(a.get("prefill_only_disable_kv_cache")),
                       "radix_cache_disabled": bool(a.get("disable_radix_cache")),
                       "chunked_prefill_disabled": a.get("chunked_prefill_size") == -1},
@@ -170,14 +179,14 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
         if body.get("return_meta_info") and body.get("stream"):  # serving_chat._convert_to_internal_request
             raise RequestError("return_meta_info is not supported with streaming. Please set stream=false when "
                                "using return_meta_info=true.")
-        rf = body.get("response_format") if isinstance(body.get("response_format"), dict) else {}
+        rf = body["response_format"] if isinstance(body.get("response_format"), dict) else {}
         tc = body.get("tool_choice")
         grammar = bool(rf.get("type") in ("json_schema", "json_object", "structural_tag") or body.get("regex")
                        or body.get("ebnf") or (body.get("tools") and (tc == "required" or isinstance(tc, dict))))
         return _mark_grammar(super().chat_request(body), grammar)
 
     def generate_request(self, body: dict[str, Any]) -> Any:
-        sp = body.get("sampling_params") if isinstance(body.get("sampling_params"), dict) else {}
+        sp = body["sampling_params"] if isinstance(body.get("sampling_params"), dict) else {}
         req = hidden.mark(_mark_grammar(super().generate_request(body), _has_grammar(sp)), body, self.cfg.args)
         try:
             ask = generate_ask(body, req.prompt_tokens, self.dep.model.vocab_size)
@@ -190,7 +199,7 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
         return req
 
     def completion_requests(self, body: dict[str, Any]) -> Any:
-        rf = body.get("response_format") if isinstance(body.get("response_format"), dict) else {}
+        rf = body["response_format"] if isinstance(body.get("response_format"), dict) else {}
         grammar = _has_grammar(body) or rf.get("type") in ("json_schema", "json_object", "structural_tag")
         return _mark_grammar(super().completion_requests(body), grammar)
 
@@ -202,7 +211,8 @@ class SimServer(IntrospectionRoutes, RequestParsing, ResponseShaping):
         if isinstance(out, dict) and body.get("return_meta_info"):
             sent = time.time()
             top = body.get("top_logprobs")
-            for choice, req in zip(out.get("choices") or [], reqs if isinstance(reqs, (list, tuple)) else [reqs]):
+            for choice, req in zip(out.get("choices") or [], reqs if isinstance(reqs, (list, tuple)) else [reqs],
+                                   strict=False):
                 if body.get("logprobs") and asked_logprobs(req) is None:  # serving_chat: return_logprob, texts on
                     attach(req, LogprobAsk(start=None, top_n=top if isinstance(top, int) else 0, token_ids=None,
                                            text=True, prompt_text=None, prompt_ids=None))
@@ -335,8 +345,8 @@ class UvicornGate(logging.Filter):
             return not (self.server.faults.stream and record.msg == TRUNCATED_MSG)
         if not self.server.http_open:
             return False
-        if self.access and self.exclude and len(record.args or ()) >= 3:
-            path = str(record.args[2]).split("?", 1)[0]  # type: ignore[index]
+        if self.access and self.exclude and isinstance(record.args, tuple) and len(record.args) >= 3:
+            path = str(record.args[2]).split("?", 1)[0]
             return not path.startswith(self.exclude)
         return True
 

@@ -4,7 +4,8 @@ several engine requests (n > 1, batches of prompts) and the stream's usage flags
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 from fastapi.responses import JSONResponse
 
@@ -21,7 +22,7 @@ def _error(message: str, status: int = 400, err_type: str = "BadRequestError") -
 def refused(req: SimRequest) -> bool:
     """Aborted by the scheduler with an HTTP status (the queue was full): an error, not a finished answer."""
     fr = req.finish_reason
-    return bool(fr) and fr.get("type") == "abort" and isinstance(fr.get("status_code"), int)
+    return bool(fr and fr.get("type") == "abort" and isinstance(fr.get("status_code"), int))
 
 
 TRUNCATED_MSG = "ASGI callable returned without completing response."

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .args import ServerConfig
 from .deployment import Deployment
@@ -102,14 +103,15 @@ def build_startup(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, oo
         stop = max(1, int(shards * oom.fraction_loaded))
         t_end = _bar_frames(tl, t, load_s, shards, "Multi-thread loading shards", "completed", stop_at=stop)
         tl.add(t_end, "bar", "", final=True)
-        tb = ("Scheduler hit an exception: Traceback (most recent call last):\n"
-              '  File "/sglang/srt/managers/scheduler.py", line 6360, in run_scheduler_process\n'
-              "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)\n"
-              '  File "/sglang/srt/model_executor/model_runner.py", line 1290, in load_model\n'
-              "    self.model = self.loader.load_model(model_config=self.model_config, device_config=device_config)\n"
-              f"torch.OutOfMemoryError: {oom}\n")
+        trace = ("Scheduler hit an exception: Traceback (most recent call last):\n"
+                 '  File "/sglang/srt/managers/scheduler.py", line 6360, in run_scheduler_process\n'
+                 "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)\n"
+                 '  File "/sglang/srt/model_executor/model_runner.py", line 1290, in load_model\n'
+                 "    self.model = self.loader.load_model(model_config=self.model_config, "
+                 "device_config=device_config)\n"
+                 f"torch.OutOfMemoryError: {oom}\n")
         for r in ranks:
-            tl.add(t_end + 0.1 * r, "line", tb, r)
+            tl.add(t_end + 0.1 * r, "line", trace, r)
         tl.add(t_end + 0.6, "error", "weights do not fit")
         tl.failed = True
         return tl
@@ -236,8 +238,8 @@ def build_startup(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, oo
 
     if gcfg["prefill"]["backend"] != "disabled":
         shapes = list(reversed(gcfg["prefill"]["bs"]))
-        descs = [f"Capturing prefill shape (num_tokens={n} avail_mem={avail - mem.prefill_graph_gib * i / len(shapes):.2f}"
-                 f" GB)" for i, n in enumerate(shapes)]
+        descs = [f"Capturing prefill shape (num_tokens={n} "
+                 f"avail_mem={avail - mem.prefill_graph_gib * i / len(shapes):.2f} GB)" for i, n in enumerate(shapes)]
         t = capture(t, "target prefill", f"backend={gcfg['prefill']['backend']}, num_tokens={gcfg['prefill']['bs']}, ",
                     st.prefill_graph_capture_s, mem.prefill_graph_gib, descs, rank0_only=False, end_bs=False)
         graph_time["prefill"] = st.prefill_graph_capture_s
@@ -251,7 +253,8 @@ def build_startup(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, oo
         graph_time["target_verify" if spec else "decode"] = dur
         if eagle_like and gcfg["prefill"]["backend"] != "disabled":
             shapes = list(reversed(gcfg["prefill"]["bs"]))
-            t = capture(t, "draft prefill", f"backend={gcfg['prefill']['backend']}, num_tokens={gcfg['prefill']['bs']}, ",
+            t = capture(t, "draft prefill",
+                        f"backend={gcfg['prefill']['backend']}, num_tokens={gcfg['prefill']['bs']}, ",
                         st.draft_prefill_capture_s, mem.draft_prefill_graph_gib,
                         [f"Capturing prefill shape (num_tokens={n} avail_mem={avail:.2f} GB)" for n in shapes],
                         rank0_only=False, end_bs=False)

@@ -68,7 +68,7 @@ class NodeState:
     drift_phase2: float = 0.0
 
     @classmethod
-    def draw(cls, dep: Deployment, node_seed: int, sim_seed: int, launch_seed: int = 0) -> "NodeState":
+    def draw(cls, dep: Deployment, node_seed: int, sim_seed: int, launch_seed: int = 0) -> NodeState:
         v = dep.variation
         lr = random.Random(f"launch:{node_seed}:{launch_seed}")
         return cls(

@@ -11,8 +11,8 @@ merges across unit boundaries; a Llama-family tokenizer counts the same common w
 few percent on code indentation and punctuation runs (tests/sim/test_text.py measures both ratios).
 
 Domains (console/sim/domain.py): chat is prose (sentences of 6-22 words with commas, paragraphs of 3-6
-sentences); code is 2-3 sentences, a fenced Python block of 5-12 lines, 1-2 sentences after it, repeated; math is prose with
-inline and display equations ($x = 3$, \\frac, sums); tool is a JSON object of a function call's arguments
+sentences); code is 2-3 sentences, a fenced Python block of 5-12 lines, 1-2 sentences after it, repeated; math is prose
+with inline and display equations ($x = 3$, \\frac, sums); tool is a JSON object of a function call's arguments
 followed by prose. Word choice is Zipf-like (low list indices are common words), seeded per request: the same
 seed gives the same text, token for token.
 """
@@ -20,8 +20,8 @@ seed gives the same text, token for token.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable
 
 #: English words (most frequent first) that are one token with a leading space in o200k_base and in SmolLM2's BPE
 PROSE_WORDS: tuple[str, ...] = tuple("""

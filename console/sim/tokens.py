@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 # o200k-like pre-tokenizer (Python `re` has no \p{..}; [^\W\d_] stands for a letter).
 _PIECE = re.compile(

@@ -90,7 +90,7 @@ def thinking_on(body: dict[str, Any], parser: str = "kimi_k2") -> bool:
     mode = THINKING_TOGGLE.get(parser, "thinking")
     if mode == "always":
         return True
-    ctk = body.get("chat_template_kwargs") if isinstance(body.get("chat_template_kwargs"), dict) else {}
+    ctk = body["chat_template_kwargs"] if isinstance(body.get("chat_template_kwargs"), dict) else {}
     if mode in ctk:
         return ctk[mode] is not False
     return body.get("reasoning_effort") != "none"

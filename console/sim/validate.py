@@ -36,7 +36,7 @@ import math
 import re
 import sysconfig
 from dataclasses import dataclass
-from typing import Annotated, Any, Dict, List, Literal, Optional, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
@@ -264,7 +264,7 @@ def chat_body_object(body: Any) -> dict[str, Any]:
 _GENERIC_ROLES = ("system", "assistant", "tool", "function", "developer", "latest_reminder", "root")
 #: (List first: SGLang's module builds this Union after others with that order, and typing's cache keeps the first
 #: order, which pydantic's union errors follow)
-_StrList = Optional[Union[List[str], str]]
+_StrList = list[str] | str | None
 
 
 def _thinking_parts(content: Any) -> bool:
@@ -273,24 +273,24 @@ def _thinking_parts(content: Any) -> bool:
 
 
 class FunctionResponse(BaseModel):
-    name: Optional[str] = None
-    arguments: Optional[Union[str, Dict[str, Any]]] = None
+    name: str | None = None
+    arguments: str | dict[str, Any] | None = None
 
 
 class ToolCall(BaseModel):
-    id: Optional[str] = None
-    index: Optional[int] = None
+    id: str | None = None
+    index: int | None = None
     type: Literal["function"] = "function"
     function: FunctionResponse
 
 
 class Function(BaseModel):
-    description: Optional[str] = None
+    description: str | None = None
     name: str
-    parameters: Optional[object] = None
-    strict: Optional[bool] = None
-    defer_loading: Optional[bool] = None
-    key_order: List[str] = Field(default_factory=list, exclude=True)
+    parameters: object | None = None
+    strict: bool | None = None
+    defer_loading: bool | None = None
+    key_order: list[str] = Field(default_factory=list, exclude=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -304,19 +304,19 @@ class Function(BaseModel):
 class Tool(BaseModel):
     type: str = "function"
     function: Function
-    defer_loading: Optional[bool] = None
+    defer_loading: bool | None = None
 
 
 class ChatCompletionMessageGenericParam(BaseModel):
     role: Literal["system", "assistant", "tool", "function", "developer", "latest_reminder", "root"]
-    content: Union[str, List[Dict[str, Any]], None] = None
-    tool_call_id: Optional[str] = None
-    name: Optional[str] = None
-    phase: Optional[Literal["commentary", "final_answer"]] = None
-    reasoning_content: Optional[str] = None
-    tool_calls: Optional[List[ToolCall]] = None
-    tools: Optional[List[Tool]] = None
-    prefix: Optional[bool] = None
+    content: str | list[dict[str, Any]] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+    phase: Literal["commentary", "final_answer"] | None = None
+    reasoning_content: str | None = None
+    tool_calls: list[ToolCall] | None = None
+    tools: list[Tool] | None = None
+    prefix: bool | None = None
 
     @field_validator("role", mode="before")
     @classmethod
@@ -329,7 +329,7 @@ class ChatCompletionMessageGenericParam(BaseModel):
         raise ValueError("'role' must be a string")
 
     @model_validator(mode="after")
-    def validate_thinking_parts_role(self) -> "ChatCompletionMessageGenericParam":
+    def validate_thinking_parts_role(self) -> ChatCompletionMessageGenericParam:
         if self.role != "assistant" and _thinking_parts(self.content):
             raise ValueError("thinking content parts are only valid in assistant messages")
         return self
@@ -337,17 +337,17 @@ class ChatCompletionMessageGenericParam(BaseModel):
 
 class ChatCompletionMessageUserParam(BaseModel):
     role: Literal["user"]
-    content: Union[str, List[Dict[str, Any]]]
+    content: str | list[dict[str, Any]]
 
     @model_validator(mode="after")
-    def validate_thinking_parts_role(self) -> "ChatCompletionMessageUserParam":
+    def validate_thinking_parts_role(self) -> ChatCompletionMessageUserParam:
         if _thinking_parts(self.content):
             raise ValueError("thinking content parts are only valid in assistant messages")
         return self
 
 
 class ToolChoiceFuncName(BaseModel):
-    name: Optional[str] = None
+    name: str | None = None
 
 
 class ToolChoice(BaseModel):
@@ -356,12 +356,12 @@ class ToolChoice(BaseModel):
 
 
 class StreamOptions(BaseModel):
-    include_usage: Optional[bool] = False
-    continuous_usage_stats: Optional[bool] = False
+    include_usage: bool | None = False
+    continuous_usage_stats: bool | None = False
 
 
-_Effort = Optional[Union[Literal["none", "minimal", "low", "medium", "high", "xhigh", "ultra", "max"],
-                         Annotated[float, Field(ge=0.0, le=0.99, allow_inf_nan=False)]]]
+_Effort = (Literal["none", "minimal", "low", "medium", "high", "xhigh", "ultra", "max"]
+           | Annotated[float, Field(ge=0.0, le=0.99, allow_inf_nan=False)] | None)
 
 
 def _message_level_tools(messages: Any) -> bool:
@@ -371,11 +371,11 @@ def _message_level_tools(messages: Any) -> bool:
 
 
 class _Routing(BaseModel):
-    bootstrap_host: Optional[Union[List[str], str]] = None
-    bootstrap_port: Optional[Union[List[Optional[int]], int]] = None
-    bootstrap_room: Optional[Union[List[int], int]] = None
-    routed_dp_rank: Optional[int] = None
-    disagg_prefill_dp_rank: Optional[int] = None
+    bootstrap_host: list[str] | str | None = None
+    bootstrap_port: list[int | None] | int | None = None
+    bootstrap_room: list[int] | int | None = None
+    routed_dp_rank: int | None = None
+    disagg_prefill_dp_rank: int | None = None
 
 
 def _migrate_dp_rank(values: Any) -> Any:
@@ -388,49 +388,49 @@ def _migrate_dp_rank(values: Any) -> Any:
 class ChatCompletionRequest(_Routing):
     """SGLang's chat request schema: the fields a client can get wrong, in SGLang's order and types."""
 
-    messages: List[Union[ChatCompletionMessageGenericParam, ChatCompletionMessageUserParam]]
+    messages: list[ChatCompletionMessageGenericParam | ChatCompletionMessageUserParam]
     model: str = "default"
     frequency_penalty: float = 0.0
-    logit_bias: Optional[Dict[str, float]] = None
+    logit_bias: dict[str, float] | None = None
     logprobs: bool = False
-    top_logprobs: Optional[int] = None
-    max_tokens: Optional[int] = None
-    max_completion_tokens: Optional[int] = None
+    top_logprobs: int | None = None
+    max_tokens: int | None = None
+    max_completion_tokens: int | None = None
     n: int = 1
     presence_penalty: float = 0.0
-    response_format: Optional[Dict[str, Any]] = None
-    seed: Optional[int] = None
+    response_format: dict[str, Any] | None = None
+    seed: int | None = None
     stop: _StrList = None
     stream: bool = False
-    stream_options: Optional[StreamOptions] = None
-    temperature: Optional[float] = None
-    top_p: Optional[float] = None
-    user: Optional[str] = None
-    tools: Optional[List[Tool]] = None
-    tool_choice: Union[ToolChoice, Literal["auto", "required", "none"]] = "auto"
+    stream_options: StreamOptions | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    user: str | None = None
+    tools: list[Tool] | None = None
+    tool_choice: ToolChoice | Literal["auto", "required", "none"] = "auto"
     parallel_tool_calls: bool = True
-    return_hidden_states: Union[bool, Literal["last"]] = False
+    return_hidden_states: bool | Literal["last"] = False
     return_meta_info: bool = False
     reasoning_effort: _Effort = None
-    top_k: Optional[int] = None
-    min_p: Optional[float] = None
+    top_k: int | None = None
+    min_p: float | None = None
     min_tokens: int = 0
-    regex: Optional[str] = None
-    ebnf: Optional[str] = None
-    repetition_penalty: Optional[float] = None
-    stop_token_ids: Optional[List[int]] = None
+    regex: str | None = None
+    ebnf: str | None = None
+    repetition_penalty: float | None = None
+    stop_token_ids: list[int] | None = None
     stop_regex: _StrList = None
     no_stop_trim: bool = False
     ignore_eos: bool = False
     continue_final_message: bool = False
     skip_special_tokens: bool = True
-    lora_path: Optional[Union[List[Optional[str]], Optional[str]]] = None
+    lora_path: list[str | None] | str | None = None
     separate_reasoning: bool = True
     stream_reasoning: bool = True
-    chat_template_kwargs: Optional[Dict] = None
-    input_ids: Optional[List[int]] = None
-    rid: Optional[Union[List[str], str]] = None
-    priority: Optional[int] = None
+    chat_template_kwargs: dict | None = None
+    input_ids: list[int] | None = None
+    rid: list[str] | str | None = None
+    priority: int | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -457,39 +457,39 @@ class CompletionRequest(_Routing):
     """SGLang's /v1/completions request schema (the fields a client can get wrong)."""
 
     model: str = "default"
-    prompt: Union[List[int], List[List[int]], str, List[str]]
-    best_of: Optional[int] = None
+    prompt: list[int] | list[list[int]] | str | list[str]
+    best_of: int | None = None
     echo: bool = False
     frequency_penalty: float = 0.0
-    logit_bias: Optional[Dict[str, float]] = None
-    logprobs: Optional[int] = None
+    logit_bias: dict[str, float] | None = None
+    logprobs: int | None = None
     max_tokens: int = 16
     n: int = 1
     presence_penalty: float = 0.0
-    seed: Optional[int] = None
+    seed: int | None = None
     stop: _StrList = None
     stream: bool = False
-    stream_options: Optional[StreamOptions] = None
-    suffix: Optional[str] = None
+    stream_options: StreamOptions | None = None
+    suffix: str | None = None
     temperature: float = 1.0
     top_p: float = 1.0
-    user: Optional[str] = None
-    return_hidden_states: Union[bool, Literal["last"]] = False
+    user: str | None = None
+    return_hidden_states: bool | Literal["last"] = False
     top_k: int = -1
     min_p: float = 0.0
     min_tokens: int = 0
-    json_schema: Optional[str] = None
-    regex: Optional[str] = None
-    ebnf: Optional[str] = None
+    json_schema: str | None = None
+    regex: str | None = None
+    ebnf: str | None = None
     repetition_penalty: float = 1.0
-    stop_token_ids: Optional[List[int]] = None
+    stop_token_ids: list[int] | None = None
     stop_regex: _StrList = None
     no_stop_trim: bool = False
     ignore_eos: bool = False
     skip_special_tokens: bool = True
-    lora_path: Optional[Union[List[Optional[str]], Optional[str]]] = None
-    rid: Optional[Union[List[str], str]] = None
-    priority: Optional[int] = None
+    lora_path: list[str | None] | str | None = None
+    rid: list[str] | str | None = None
+    priority: int | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -860,10 +860,10 @@ _LOGPROB_OR_LIST = (("return_logprob", "BoolOrList", _BOOL), ("logprob_start_len
 class _LogprobFields(BaseModel):
     """GenerateReqInput's logprob fields as its pydantic dataclass types them (io_struct.py), in its order."""
 
-    return_logprob: Optional[Union[List[bool], bool]] = None
-    logprob_start_len: Optional[Union[List[int], int]] = None
-    top_logprobs_num: Optional[Union[List[int], int]] = None
-    token_ids_logprob: Optional[Union[List[List[int]], List[int]]] = None
+    return_logprob: list[bool] | bool | None = None
+    logprob_start_len: list[int] | int | None = None
+    top_logprobs_num: list[int] | int | None = None
+    token_ids_logprob: list[list[int]] | list[int] | None = None
     return_text_in_logprobs: bool = False
     return_flat_raw_top_logprobs: bool = False
     return_flat_raw_output_top_logprobs: bool = False

@@ -9,34 +9,35 @@ import gc
 import os
 import sys
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Callable, Coroutine
+from typing import Any
 
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.css.query import NoMatches
 from textual.containers import Horizontal, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import Header, Static
 
+from console.core.exits import EXIT_ENGINE, EXIT_OK
+from console.core.measure.plots import sparkline
+from console.core.run import events as E
 from console.core.run.cell import ANCHOR_PROTOCOL, CellProtocol
 from console.core.run.events import Event
 from console.core.run.protocol import ConsoleRuntime
-from console.ui.iothread import IoThread
-from console.core.measure.plots import sparkline
 from console.ui import render
-from console.core.exits import EXIT_ENGINE, EXIT_OK
-from console.core.run import events as E
+from console.ui.iothread import IoThread
 from console.ui.messages import CommandDone, CommandFailed, RuntimeEvent
-from console.ui.widgets.footer import NARROW_BELOW as FOOTER_NARROW_BELOW, ConsoleFooter
-from console.ui.screens.help import HelpScreen
-from console.ui.screens.logs import LogScreen
-from console.ui.screens.run_cell import RunCellScreen
 from console.ui.screens.chat import ChatScreen
 from console.ui.screens.flip import FlipScreen
 from console.ui.screens.forecast import ForecastScreen
-from console.ui.screens.sessions import SessionsScreen
+from console.ui.screens.help import HelpScreen
+from console.ui.screens.logs import LogScreen
 from console.ui.screens.pair import PairScreen, PairState
+from console.ui.screens.run_cell import RunCellScreen
+from console.ui.screens.sessions import SessionsScreen
+from console.ui.widgets.footer import NARROW_BELOW as FOOTER_NARROW_BELOW, ConsoleFooter
 
 RuntimeFactory = Callable[[Callable[[Event], None]], ConsoleRuntime]
 
@@ -64,7 +65,8 @@ PANEL_TIPS = {
                   "tok/s = (completion_tokens − first-chunk tokens)/(t_last − t_first)",
     "acceptance": "3 maximizes · τ = 1 + Σk·h[k]/Σh (bonus included, prefill excluded); p_i = Σ_{k≥i} h[k]/Σh from "
                   "the pooled spec_correct_drafts_histogram of finished requests",
-    "kv": "4 maximizes · capacity = max_total_num_tokens (/server_info); usage from /metrics token_usage, num_used_tokens",
+    "kv": "4 maximizes · capacity = max_total_num_tokens (/server_info); usage from /metrics token_usage, "
+          "num_used_tokens",
     "gpu": "5 maximizes · NVML device memory, util, power, foreign processes; the engine's own memory breakdown "
            "from /server_info internal_states[0].memory_usage",
     "cell": "6 maximizes · cell median = numpy percentile 50 (linear) of per-request tok/s; flagged rows excluded",
@@ -140,7 +142,8 @@ class ConsoleApp(App[int]):
         self._io = io
         self._start_runtime = start_runtime
         self.auto_anchor = auto_anchor
-        """Run the anchor cell once the first launched arm is ready (docs/measurement.md#cells-anchors-pairs: every arm is anchored)."""
+        """Run the anchor cell once the first launched arm is ready (docs/measurement.md#cells-anchors-pairs: every arm
+        is anchored)."""
         self._clock = clock
         self.runtime: ConsoleRuntime | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -418,8 +421,8 @@ class ConsoleApp(App[int]):
 
     # --- actions -----------------------------------------------------------------------------
 
-    DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs", "maximize", "chat", "chat_both", "sessions",
-                                   "forecast", "probe"})
+    DASHBOARD_ACTIONS = frozenset({"run_cell", "run_anchor", "stop_cell", "flip", "pair", "logs", "maximize", "chat",
+                                   "chat_both", "sessions", "forecast", "probe"})
 
     def action_sessions(self) -> None:
         """Browse recorded sessions: cells, pairs, reports; compare two cells of the same workload."""
@@ -437,6 +440,7 @@ class ConsoleApp(App[int]):
             self.notify("no measured cell with per-position acceptance on this arm yet (r runs one)",
                         severity="warning")
             return
+        assert base.cell_dir is not None  # forecast_base picks only cells with a directory
         self.push_screen(ForecastScreen(Path(base.cell_dir)))
 
     def action_chat(self) -> None:
@@ -452,6 +456,7 @@ class ConsoleApp(App[int]):
         from console.core.run.chat import ChatSession, ChatUnavailable
         from console.ui.screens.chat import BothArmsScreen
         rt = self.runtime
+        assert rt is not None  # _can_chat checked it
         try:
             a = ChatSession.on_server(rt.chat_target())
         except ChatUnavailable as e:
@@ -465,7 +470,8 @@ class ConsoleApp(App[int]):
                         "temperature": v["temperature"] if v["temperature"] is not None else a.temperature}
             if v["url"] is None:  # this server, other sampling: nothing to look up
                 a.label = f"{a.spec_label or 'this server'} · T {a.temperature:g}"
-                b = ChatSession.on_server(rt.chat_target(), label=f"{a.spec_label or 'this server'} · T {kw['temperature']:g}", **kw)
+                b = ChatSession.on_server(rt.chat_target(),
+                                          label=f"{a.spec_label or 'this server'} · T {kw['temperature']:g}", **kw)
                 self.push_screen(ChatScreen([a, b], self.submit, rt.state.session_dir, close_on_exit=True))
                 return
             key = os.environ.get(v["api_key_env"]) if v["api_key_env"] else None
@@ -597,6 +603,7 @@ class ConsoleApp(App[int]):
         if not self._may_relaunch("attached to a server the console did not launch: flips need a profile (--profile)",
                                   "flip", "flipping"):
             return
+        assert rt is not None and rt.profile is not None  # _may_relaunch checked both
         try:
             if kind in ("depth+", "depth-"):
                 flip = flips.flip_depth(rt.profile, +1 if kind == "depth+" else -1)
@@ -631,6 +638,7 @@ class ConsoleApp(App[int]):
         if not self._may_relaunch("the probe relaunches the engine at each width: it needs a launched profile "
                                   "(--profile)", "probe", "probing"):
             return
+        assert rt is not None and rt.profile is not None  # _may_relaunch checked both
         base = rt.profile
         try:
             plan = plan_probe(base, server_args=rt.state.server.raw if rt.state.server is not None else None)
@@ -673,17 +681,19 @@ class ConsoleApp(App[int]):
             self.notify("a cell is running: stop it (s) before recording a pair", severity="warning")
             return
         self.pair_state = PairState(running=True, spec_text=f"pair {spec.a.name} (A) vs {spec.b.name} (B): order "
-                                                            f"{spec.order}, {spec.protocol.n} × {spec.protocol.prompt_set} per leg")
+                                                            f"{spec.order}, {spec.protocol.n} × "
+                                                            f"{spec.protocol.prompt_set} per leg")
         if isinstance(self.screen, PairScreen):
             self.screen.state = self.pair_state
 
         def say(text: str) -> None:
             rt.emit(E.PairStatus(text))
 
-        self.submit("pair", run_pair(rt, spec, say=say))
+        self.submit("pair", run_pair(rt, spec, say=say))  # type: ignore[arg-type]  # a Runtime in the app; UI tests replace run_pair
 
     def action_sweep(self) -> None:
-        """Campaigns: choose a plan (campaigns/ along the profile search path), read its estimate, run it, read the routing table."""
+        """Campaigns: choose a plan (campaigns/ along the profile search path), read its estimate, run it, read the
+        routing table."""
         from console.ui.screens.sweep import SweepScreen
         rt = self.runtime
         if rt is not None:  # installed: leaving it (escape) keeps the campaign and its progress for the next w

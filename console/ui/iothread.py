@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from typing import Any, Coroutine
+from collections.abc import Coroutine
+from typing import Any
+
 
 class IoThread:
     """An asyncio loop in a daemon thread: the TUI submits coroutines here, so network timing never

@@ -45,7 +45,7 @@ class CommandFailed(Message, bubble=False):
     """The documented exit code of this failure (console.core.exits), None for an unexpected error."""
 
     @classmethod
-    def of(cls, what: str, exc: BaseException) -> "CommandFailed":
+    def of(cls, what: str, exc: BaseException) -> CommandFailed:
         return cls(what, one_line(exc), exit_code(exc))
 
 

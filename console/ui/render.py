@@ -6,15 +6,16 @@ from `console.core.measure.stats`. Kept pure so panels are unit-testable and sna
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from console.core.arm import FAMILY_NAMES
 from console.core.launch.logparse import StartupProgress
 from console.core.measure import stats
-from console.core.arm import FAMILY_NAMES
 from console.core.measure.plots import bar, histogram_strip, sparkline
 from console.core.run.state import CellProgress, RuntimeState
 from console.core.sessions.adaptive import distribution_text
@@ -63,7 +64,8 @@ def badge_text(state: RuntimeState, compact: bool = False) -> Text:
     t = Text()
     phase = state.phase
     style = {"ready": "bold black on green", "attached": "bold black on green", "launching": "bold black on yellow",
-             "dead": "bold white on red", "error": "bold white on red", "stopped": "bold white on grey35"}.get(phase, "")
+             "dead": "bold white on red", "error": "bold white on red",
+             "stopped": "bold white on grey35"}.get(phase, "")
     t.append(f" {phase.upper()} ", style=style)
     if state.simulated:
         t.append(" ")
@@ -88,7 +90,8 @@ def server_panel(state: RuntimeState, compact: bool = False) -> RenderableType:
         t.add_row("gateway", f"{len(state.workers)} worker(s): " + ", ".join(state.workers[:3])
                   + (" …" if len(state.workers) > 3 else ""))
     if s is not None:
-        t.add_row("engine", f"sglang {s.version or '?'} · TP {s.tp_size or '?'}" + (f" · DP {s.dp_size}" if (s.dp_size or 1) > 1 else "")
+        t.add_row("engine", f"sglang {s.version or '?'} · TP {s.tp_size or '?'}"
+                  + (f" · DP {s.dp_size}" if (s.dp_size or 1) > 1 else "")
                   + (" · metrics on" if s.enable_metrics else " · metrics OFF"))
         t.add_row("model", s.served_model_name or s.model_path or "—")
         arm = s.arm
@@ -135,7 +138,7 @@ def adaptive_line(state: RuntimeState, width: int = 24, compact: bool = False) -
     s = state.server
     if s is None or not s.arm.adaptive:
         return None
-    one = dict(no_wrap=True, overflow="ellipsis")
+    one: dict[str, Any] = dict(no_wrap=True, overflow="ellipsis")
     t = Text(**one)
     cur = state.spec_active()
     if cur is None:
@@ -193,7 +196,8 @@ def throughput_panel(state: RuntimeState, spark_width: int = 48, compact: bool =
     hist = live.rolling_history if live else ()
     parts.append(Text(sparkline(hist, spark_width).rstrip() or "·" * 8, style="cyan"))
     if state.metrics is not None and state.metrics.gen_throughput is not None:
-        parts.append(Text(f"server gen throughput (last log window) {state.metrics.gen_throughput:.1f} tok/s", style="dim"))
+        parts.append(Text(f"server gen throughput (last log window) {state.metrics.gen_throughput:.1f} tok/s",
+                          style="dim"))
     t = Table(box=None, padding=(0, 1), show_edge=False, expand=False)
     t.add_column("running", no_wrap=True)
     t.add_column("tokens", justify="right")
@@ -213,7 +217,7 @@ def throughput_panel(state: RuntimeState, spark_width: int = 48, compact: bool =
 def _throughput_compact(state: RuntimeState, spark_width: int) -> RenderableType:
     """Four lines: rolling rate, recent per-request median, the sparkline, the streams in flight."""
     live = state.live
-    one = dict(no_wrap=True, overflow="ellipsis")
+    one: dict[str, Any] = dict(no_wrap=True, overflow="ellipsis")
     head = Text(**one)
     head.append("rolling 5 s ", style="dim")
     head.append(num(live.rolling_tok_s if live else None, ".1f"), style="bold cyan")
@@ -301,7 +305,7 @@ def acceptance_panel(state: RuntimeState, width: int = 24, compact: bool = False
 
 def _acceptance_compact(live) -> RenderableType:
     """Three lines: τ over the recent requests, the p_i curve as glyphs with its values, the τ trend."""
-    one = dict(no_wrap=True, overflow="ellipsis")
+    one: dict[str, Any] = dict(no_wrap=True, overflow="ellipsis")
     positions = list(live.recent_positions)
     head = Text(**one)
     head.append("τ ", style="dim")
@@ -335,11 +339,12 @@ def load_gauge(m, compact: bool = False) -> Text:
 def kv_panel(state: RuntimeState, width: int = 24, compact: bool = False) -> RenderableType:
     s = state.server
     m = state.metrics
-    cap = (s.max_total_num_tokens if s else None) or (int(m.max_total_num_tokens) if m and m.max_total_num_tokens else None)
+    cap = (s.max_total_num_tokens if s else None) or (
+        int(m.max_total_num_tokens) if m and m.max_total_num_tokens else None)
     usage = m.token_usage if m else None
     used = m.num_used_tokens if m else None
     if compact:
-        one = dict(no_wrap=True, overflow="ellipsis")
+        one: dict[str, Any] = dict(no_wrap=True, overflow="ellipsis")
         line = Text(**one)
         line.append("cap ", style="dim")
         line.append(f"{cap / 1000:,.0f}K tok" if cap else "—")
@@ -361,7 +366,8 @@ def kv_panel(state: RuntimeState, width: int = 24, compact: bool = False) -> Ren
     t.add_column(style="dim", no_wrap=True, min_width=8)
     t.add_column(overflow="fold")
     t.add_row("capacity", f"{cap:,} tokens" if cap else "—")
-    t.add_row("in use", (f"{int(used):,} tok " if used is not None else "") + f"({num(usage * 100 if usage is not None else None, '.1f', '%')})")
+    t.add_row("in use", (f"{int(used):,} tok " if used is not None else "")
+              + f"({num(usage * 100 if usage is not None else None, '.1f', '%')})")
     t.add_row("", Text(bar(usage, width), style="yellow"))
     if m is not None:
         t.add_row("requests", load_gauge(m))
@@ -382,7 +388,9 @@ def gpu_panel(state: RuntimeState, compact: bool = False) -> RenderableType:
     parts: list[RenderableType] = []
     if g is not None and g.available and g.gpus:
         t = Table(box=None, padding=(0, 1), show_edge=False)
-        for col, j in (("GPU", "left"), ("mem GiB", "right"), ("util", "right"), ("W", "right"), ("°C", "right")):
+        cols: tuple[tuple[str, JustifyMethod], ...] = (("GPU", "left"), ("mem GiB", "right"), ("util", "right"),
+                                                       ("W", "right"), ("°C", "right"))
+        for col, j in cols:
             t.add_column(col, justify=j, no_wrap=True)
         for d in g.gpus:
             t.add_row(f"{d.index} {(d.name or '?').replace('NVIDIA ', '')[:12]}",
@@ -417,7 +425,7 @@ def gpu_panel(state: RuntimeState, compact: bool = False) -> RenderableType:
 def _gpu_compact(state: RuntimeState) -> RenderableType:
     """Three lines: device memory and utilisation over all GPUs (or why there is none), foreign processes, the
     engine's weights and KV cache per GPU."""
-    one = dict(no_wrap=True, overflow="ellipsis")
+    one: dict[str, Any] = dict(no_wrap=True, overflow="ellipsis")
     g = state.gpu
     lines: list[Text] = []
     if g is not None and g.available and g.gpus:
@@ -506,7 +514,7 @@ def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_
     if c is None:
         return Text("no cell yet — r runs a cell (choose set and protocol), a runs the health anchor; "
                     "rows land in sessions/", style="dim")
-    one = dict(no_wrap=True, overflow="ellipsis")
+    one: dict[str, Any] = dict(no_wrap=True, overflow="ellipsis")
     head = Text(**one)
     head.append(c.label, style="bold")
     head.append(f"  {c.done}/{c.total}  ", style="")
@@ -542,8 +550,9 @@ def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_
 
     def table(n: int) -> Table:
         t = Table(box=None, padding=(0, 1), show_edge=False)
-        for col, j in (("request", "left"), ("TTFT s", "right"), ("tok/s", "right"), ("τ", "right"),
-                       ("out", "right"), ("note", "left")):
+        cols: tuple[tuple[str, JustifyMethod], ...] = (("request", "left"), ("TTFT s", "right"), ("tok/s", "right"),
+                                                       ("τ", "right"), ("out", "right"), ("note", "left"))
+        for col, j in cols:
             t.add_column(col, justify=j, no_wrap=True)
         for r in (rows[-n:] if n else []):
             note = r.error or ",".join(r.flags)
@@ -574,18 +583,18 @@ def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_
     parts: list[RenderableType] = [head]
     body: list[RenderableType] = [table(n_rows)] if (n_rows or height is None) else []
     tail: list[RenderableType] = []
-    if show["dist"]:
+    if show["dist"] and dist is not None:
         tail.append(dist)
-    if show["pi"]:
+    if show["pi"] and pi is not None:
         tail.append(pi)
-    if show["fc"]:
+    if show["fc"] and fc is not None:
         tail.append(fc)
     if compact:
         parts += [foot] + [x for x in (pi if show["pi"] else None, fc if show["fc"] else None) if x is not None]
-        parts += body + ([dist] if show["dist"] else [])
+        parts += body + ([dist] if show["dist"] and dist is not None else [])
     else:
         parts += body + [foot] + tail
-    if show["path"]:
+    if show["path"] and path is not None:
         parts.append(path)
     return Group(*parts)
 

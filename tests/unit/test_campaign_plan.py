@@ -151,6 +151,7 @@ def test_dry_run_prints_the_plan_and_exits_0(tmp_path, capsys):
 
 @pytest.mark.parametrize("body, line", [
     (BASE + '[[arms]]\nprofile = "k26-nope"\n', "arms[0].profile: profile 'k26-nope' not found; searched"),
+    (BASE + '[[arms]]\nprofile = ""\n', "arms[0].profile is empty; name a profile"),
     (BASE.replace("n = 4", "n = 4\nbogus = 1") + '[[arms]]\nprofile = "k26-nospec"\n',
      "unknown field protocol.bogus; known: n, n_per_stream"),
     (BASE.replace('context = "short"', 'context = "1m"') + '[[arms]]\nprofile = "k26-nospec"\n',

@@ -11,10 +11,10 @@ Eight scenario families, two variants each (different organisation, task, tool o
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from console.authoring.gen_fit import LONG_FIT, SHORT_FIT, fit
-from console.core.workload.prompts import messages_tokens
 from console.authoring.tool.families.cloud import fam_cloud
 from console.authoring.tool.families.office import fam_office
 from console.authoring.tool.families.repo import fam_repo
@@ -24,6 +24,7 @@ from console.authoring.tool.families.sre import fam_sre
 from console.authoring.tool.families.support import fam_support
 from console.authoring.tool.families.travel import fam_travel
 from console.authoring.tool.schema import Scenario, _capacity, render
+from console.core.workload.prompts import messages_tokens
 
 # the name the committed sets' provenance records (this module's path when they were built)
 GENERATOR = "console.core.workload.gen_tool"

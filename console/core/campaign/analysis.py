@@ -90,7 +90,7 @@ def _cell_figures(c: _Cell, usd_h: float | None) -> dict[str, Any]:
     ttfts = [t for t in (stats.ttft_s(r) for r in inc) if t is not None]
     agg = stats.aggregate_output_tok_s(c.rows, c.concurrency)
     kv_mean, kv_max = stats.kv_usage(c.samples)
-    queued = [x.get("num_queue_reqs") for x in c.samples if isinstance(x.get("num_queue_reqs"), (int, float))]
+    queued = [x["num_queue_reqs"] for x in c.samples if isinstance(x.get("num_queue_reqs"), (int, float))]
     return {
         "key": c.key, "arm": c.arm, "node": c.node, "domain": c.domain, "context": c.context,
         "prompt_set": c.prompt_set, "concurrency": c.concurrency, "complete": c.complete,
@@ -295,8 +295,8 @@ def _curves(cells: list[_Cell], figs, by_key, arm_of) -> list[dict]:
                                              "ttft_p99_s", "kv_usage_mean", "kv_usage_max", "queue_reqs_max",
                                              "queue_time_mean_s", "n_included", "tau", "complete")}
                | {"per_stream_median_tok_s": figs[c.key]["median_tok_s"]} for c in cs]
-        entry = {"arm": arm, "node": node, "domain": cs[0].domain, "context": cs[0].context, "prompt_set": ps,
-                 "points": pts, "net_negative": None}
+        entry: dict[str, Any] = {"arm": arm, "node": node, "domain": cs[0].domain, "context": cs[0].context,
+                                 "prompt_set": ps, "points": pts, "net_negative": None}
         am = arm_of.get(arm, Arm())
         if am.speculative:
             entry["net_negative"] = _net_negative(arm, node, ps, cs, cells, arm_of)

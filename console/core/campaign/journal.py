@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from console.core.campaign.plan import key_of_label
 from console.core.fmt import utc_iso

@@ -309,11 +309,12 @@ def parse_plan(text: str, path: Path | None = None, name: str | None = None, *,
     for k in data:
         if k not in _TOP:
             errs.append(f"{where}: unknown field {k}; known: {', '.join(sorted(_TOP))}")
-    pname = data.get("name") if isinstance(data.get("name"), str) else (name or (path.stem if path else "plan"))
-    desc = data.get("description") if isinstance(data.get("description"), str) else ""
+    pname = data["name"] if isinstance(data.get("name"), str) else (name or (path.stem if path else "plan"))
+    desc = data["description"] if isinstance(data.get("description"), str) else ""
 
     pr = _fields(where, "protocol", data.get("protocol", {}), _PROTOCOL, errs)
-    proto = Protocol(**{k: (float(v) if k == "temperature" else v) for k, v in pr.items()})
+    proto_kw: dict[str, Any] = {k: (float(v) if k == "temperature" else v) for k, v in pr.items()}
+    proto = Protocol(**proto_kw)
     try:
         proto.cell("x", 1).validate()
     except ValueError as e:
@@ -421,9 +422,13 @@ def _arms(where: str, raw: Any, node_names: set[str], errs: list[str], profiles:
             if nn not in node_names:
                 errs.append(f"{where}: {at}.node {nn!r} is not a node of this plan ({', '.join(sorted(node_names))})")
         if ("profile" in d) == ("flips_of" in d):
-            errs.append(f"{where}: {at}: give exactly one of profile (an arm) or flips_of (arms derived from a profile)")
+            errs.append(f"{where}: {at}: give exactly one of profile (an arm) or flips_of "
+                        "(arms derived from a profile)")
             continue
         base_ref = d.get("profile") or d.get("flips_of")
+        if not base_ref:  # an empty string passes the type check; Path(None) would raise a TypeError below
+            errs.append(f"{where}: {at}.{'profile' if 'profile' in d else 'flips_of'} is empty; name a profile")
+            continue
         try:
             base = resolve_profile(base_ref) if profiles is None else _resolve_in(base_ref, profiles)
         except ProfileError as e:
@@ -507,6 +512,7 @@ def _flips(where: str, at: str, base: Profile, d: dict[str, Any], errs: list[str
                 elif fam == "dflash":
                     dr = Drafter(family=fam, model=drafter.model, draft_tokens=dep)
                 else:
+                    assert dep is not None  # only the none family flips without a depth
                     topk = drafter.topk or 1
                     dr = Drafter(family=fam, model=drafter.model, steps=dep, topk=topk,
                                  draft_tokens=dep + 1 if topk == 1 else drafter.draft_tokens)
@@ -615,10 +621,10 @@ def kv_refusals(plan: Plan, a: ArmSpec, capacity: int, ptoks: dict[str, int] | N
 
 
 def _same_arm(m: dict[str, Any], p: Profile) -> bool:
-    arm = m.get("arm") if isinstance(m.get("arm"), dict) else None
+    arm = m["arm"] if isinstance(m.get("arm"), dict) else None
     if arm is None or arm != p.arm.to_json():
         return False
-    sa = m.get("server_args") if isinstance(m.get("server_args"), dict) else {}
+    sa = m["server_args"] if isinstance(m.get("server_args"), dict) else {}
     model = str(sa.get("model_path") or "").removeprefix("sim:")
     if model and model != p.model_path:
         return False
@@ -632,7 +638,7 @@ def _same_arm(m: dict[str, Any], p: Profile) -> bool:
 def recorded_cells(root: Path) -> list[tuple[Path, dict[str, Any]]]:
     """(cell dir, manifest) of every recorded cell under `root` (sessions and campaigns), newest last."""
     import json
-    out = []
+    out: list[tuple[Path, dict[str, Any]]] = []
     root = Path(root)
     if not root.is_dir():
         return out
@@ -716,8 +722,8 @@ def _prior(cells: list[tuple[Path, dict[str, Any]]], p: Profile, cp: CellPlan) -
     for d, m in reversed(cells):
         if not m.get("complete") or not _same_arm(m, p):
             continue
-        ps = m.get("prompt_set") if isinstance(m.get("prompt_set"), dict) else {}
-        pr = m.get("protocol") if isinstance(m.get("protocol"), dict) else {}
+        ps = m["prompt_set"] if isinstance(m.get("prompt_set"), dict) else {}
+        pr = m["protocol"] if isinstance(m.get("protocol"), dict) else {}
         if ps.get("name") != cp.prompt_set or pr.get("concurrency") != cp.concurrency \
                 or pr.get("max_tokens") != cp.protocol.max_tokens:
             continue
@@ -735,6 +741,7 @@ def _forecast_prior(cells: list[tuple[Path, dict[str, Any]]], p: Profile, cp: Ce
     recorded complete cell of another depth of its family (same draft model, KV dtype, model, set, concurrency
     and output length): the one forecast (`sessions.browse.cell_forecast`)."""
     import json
+
     from console.core.arm import Arm
     from console.core.sessions.browse import cell_forecast
     arm = p.arm
@@ -744,8 +751,8 @@ def _forecast_prior(cells: list[tuple[Path, dict[str, Any]]], p: Profile, cp: Ce
         if not m.get("complete") or not isinstance(m.get("arm"), dict):
             continue
         b = Arm.from_json(m["arm"])
-        ps = m.get("prompt_set") if isinstance(m.get("prompt_set"), dict) else {}
-        pr = m.get("protocol") if isinstance(m.get("protocol"), dict) else {}
+        ps = m["prompt_set"] if isinstance(m.get("prompt_set"), dict) else {}
+        pr = m["protocol"] if isinstance(m.get("protocol"), dict) else {}
         if b.family != arm.family or b.kv_dtype != arm.kv_dtype or b.draft_model != arm.draft_model \
                 or b.depth in (None, arm.depth) or b.adaptive or ps.get("name") != cp.prompt_set \
                 or pr.get("concurrency") != cp.concurrency or pr.get("max_tokens") != cp.protocol.max_tokens:

@@ -18,13 +18,22 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from console.core.campaign import journal as J
 from console.core.campaign.plan import (
-    ArmSpec, CellPlan, Estimate, Plan, kv_needed, load_plan, max_prompt_tokens, parse_plan,
+    ArmSpec,
+    CellPlan,
+    Estimate,
+    Plan,
+    kv_needed,
+    load_plan,
+    max_prompt_tokens,
+    parse_plan,
 )
 from console.core.fmt import utc_iso, utc_stamp
 from console.core.launch.ports import free_port
@@ -92,7 +101,7 @@ class SweepProgress:
         done = [c for c in self.cells.values() if c.status == "done" and c.started and c.ended and c.est_wall_s > 0]
         if not done:
             return 1.0
-        return max(0.05, sum(c.ended - c.started for c in done) / sum(c.est_wall_s for c in done))
+        return max(0.05, sum((c.ended or 0.0) - (c.started or 0.0) for c in done) / sum(c.est_wall_s for c in done))
 
     def eta_s(self) -> float:
         r = self.ratio()
@@ -119,8 +128,9 @@ def create_campaign(plan: Plan, root: Path, *, sim: bool, time_scale: float | No
            "plan_file": str(plan.path) if plan.path else None, "simulated": sim,
            "sim_time_scale": time_scale if sim else None, "sim_args": list(sim_args) if sim else [],
            "kv_policy": plan.kv_policy, "nodes": [n.to_json() for n in plan.nodes],
-           "arms": [{"name": a.name, "where": a.where, "nodes": plan.arm_nodes(a), "profile_file": f"arms/{a.name}.toml",
-                     "arm": a.profile.arm.to_json(), "label": a.profile.arm.label()} for a in plan.arms],
+           "arms": [{"name": a.name, "where": a.where, "nodes": plan.arm_nodes(a),
+                     "profile_file": f"arms/{a.name}.toml", "arm": a.profile.arm.to_json(),
+                     "label": a.profile.arm.label()} for a in plan.arms],
            "cells": [{"key": c.key, "arm": c.arm, "node": c.node, "domain": c.domain, "context": c.context,
                       "prompt_set": c.prompt_set, "concurrency": c.concurrency, "n": c.protocol.n,
                       "max_tokens": c.protocol.max_tokens} for c in plan.cells()]}
@@ -262,9 +272,10 @@ class CampaignRunner:
                 self.emit("launch", node, f"[{node}] launching {a.name} ({a.profile.arm.label()})")
                 t0 = time.time()
                 if rt is None:
-                    rt = Runtime(profile=prof, sim=self.sim, sim_args=self.sim_args if (self.sim or prof.is_sim) else [],
+                    rt = Runtime(profile=prof, sim=self.sim,
+                                 sim_args=self.sim_args if (self.sim or prof.is_sim) else [],
                                  sessions=self.sessions_root, session_dir=sess, force=self.force,
-                                 observer=lambda ev, node=node: self._runtime_event(node, ev))
+                                 observer=partial(self._runtime_event, node))
                     self.runtimes[node] = rt
                     await rt.start()
                 else:
@@ -405,7 +416,7 @@ class CampaignRunner:
         self.emit("cell_done", node, f"[{node}] {cp.key}: {_f(s.median_tok_s)} tok/s median, τ {_f(s.tau, '.2f')} "
                                      f"(n={s.n_included}) in {_dur(live.ended - (live.started or live.ended))}"
                   + (f"; forecast {fc['tok_s']:.1f} → measured {s.median_tok_s:.1f} ({live.error_pct:+.1f}%)"
-                     if live.error_pct is not None else "")
+                     if fc is not None and live.error_pct is not None else "")
                   + f"; campaign ETA {_dur(self.progress.eta_s())}", key=cp.key)
 
     def _forecast(self, cp: CellPlan) -> dict[str, Any] | None:
@@ -476,7 +487,7 @@ class CampaignRunner:
             if not taken:  # a cell shorter than one round trip still records one sample (its queue counters)
                 try:
                     await asyncio.wait_for(one(), timeout=5)
-                except (asyncio.TimeoutError, asyncio.CancelledError):
+                except (TimeoutError, asyncio.CancelledError):
                     pass
             raise
 

@@ -97,7 +97,7 @@ class AdminClient:
         self.key_source = key_source
         """Where the key sent came from, for the refused-key line (e.g. "from $SGLANG_KEY")."""
 
-    async def __aenter__(self) -> "AdminClient":
+    async def __aenter__(self) -> AdminClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -148,7 +148,7 @@ def snapshot(text: str) -> MetricsSnapshot:
         v = _pick(samples, p + "graph_memory_usage_gb", phase=ph)
         if v is not None:
             snap.graph_memory_gb[ph] = v
-    names = {s.labels.get("model_name") for s in flat if s.labels.get("model_name")}
+    names = {s.labels["model_name"] for s in flat if s.labels.get("model_name")}
     snap.model_name = sorted(names)[0] if names else None
     snap.families = len(samples)
     return snap

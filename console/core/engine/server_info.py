@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from console.core.arm import Arm
-from console.core.arm import json_int as _i
+from console.core.arm import Arm, json_int as _i
 
 SIM_PREFIX = "sim:"
 
@@ -57,15 +56,15 @@ class ServerInfo:
         return any(isinstance(x, str) and x.startswith(SIM_PREFIX) for x in (self.model_path, self.served_model_name))
 
     @classmethod
-    def parse(cls, d: dict[str, Any]) -> "ServerInfo":
+    def parse(cls, d: dict[str, Any]) -> ServerInfo:
         if not isinstance(d, dict):
             raise ValueError("/server_info: expected a JSON object")
         states = d.get("internal_states") or []
         st0 = states[0] if states and isinstance(states[0], dict) else {}
-        mu = st0.get("memory_usage") if isinstance(st0.get("memory_usage"), dict) else None
+        mu = st0["memory_usage"] if isinstance(st0.get("memory_usage"), dict) else None
         memory = None
         if mu is not None:
-            graph = mu.get("graph") if isinstance(mu.get("graph"), dict) else {}
+            graph = mu["graph"] if isinstance(mu.get("graph"), dict) else {}
             memory = MemoryUsage(
                 weight_gb=_f(mu.get("weight")),
                 kvcache_gb=_f(mu.get("kvcache")),

@@ -12,14 +12,15 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import httpx
 
 from console.core.engine.sse import SSEParser
-from console.core.measure.records import RequestRecord
 from console.core.fmt import one_line
+from console.core.measure.records import RequestRecord
 
 NS = 1_000_000_000
 
@@ -101,7 +102,7 @@ class StreamClient:
         self.time_scale = 1.0
         """The engine twin's time scale (1 on a real server), stamped on every record."""
 
-    async def __aenter__(self) -> "StreamClient":
+    async def __aenter__(self) -> StreamClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -221,7 +222,7 @@ class StreamClient:
                 rec.error = "no content chunk received"
 
     @staticmethod
-    def _on_chat_event(data: str, t_ns: int, t0: int, rec: RequestRecord, live: InFlight, st: "_State",
+    def _on_chat_event(data: str, t_ns: int, t0: int, rec: RequestRecord, live: InFlight, st: _State,
                        on_chunk) -> bool:
         if data == "[DONE]":
             st.done_ns = t_ns
@@ -273,7 +274,7 @@ class StreamClient:
 
     @staticmethod
     def _on_generate_event(data: str, t_ns: int, t0: int, rec: RequestRecord, live: InFlight,
-                           st: "_State", on_chunk) -> bool:
+                           st: _State, on_chunk) -> bool:
         if data == "[DONE]":
             st.done_ns = t_ns
             return True
@@ -360,7 +361,7 @@ class _State:
     done_ns: int | None = None
     cum_len: int = 0
     cum_text: str = ""
-    text_parts: list = None  # type: ignore[assignment]
+    text_parts: list = None  # type: ignore[assignment]  # a fresh list per instance, set in __post_init__
 
     def __post_init__(self) -> None:
         self.text_parts = []

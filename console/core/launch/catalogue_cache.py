@@ -23,9 +23,10 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from console.core.launch.flags import INTROSPECT_SCRIPT, FlagCatalogue, pinned_catalogue
 from console.core.launch.profile import SIM_ENGINE

@@ -32,11 +32,16 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from console.core.launch.flags import PINNED_VERSION, FlagCatalogue, FlagSpec, build_parser, pinned_catalogue
 from console.core.launch.catalogue_cache import CatalogueResolution, Runner, resolve_catalogue
+from console.core.launch.flags import PINNED_VERSION, FlagCatalogue, FlagSpec, build_parser, pinned_catalogue
 from console.core.launch.profile import Profile
 from console.core.launch.rules import (
-    FLAG_CHANGES, Finding, RuleContext, evaluate, flag_change_finding, parse_version,
+    FLAG_CHANGES,
+    Finding,
+    RuleContext,
+    evaluate,
+    flag_change_finding,
+    parse_version,
 )
 
 # profile field that emits each flag (for error messages)
@@ -59,7 +64,7 @@ class CheckError(ValueError):
 
 
 class _RaisingParser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         raise CheckError(message)
 
 
@@ -241,7 +246,8 @@ def check_profile(profile: Profile, catalogue: FlagCatalogue | None = None, *, i
                 text = (f"{s.name} is also set by {first.field} (as {first.name}) and the later value would silently "
                         f"win; remove it from server.extra_args (or change {first.field})")
             else:
-                text = f"{s.name} is given twice (also as {first.name}) and the later value would silently win; keep one"
+                text = (f"{s.name} is given twice (also as {first.name}) and the later value would silently win; "
+                        "keep one")
             findings.append(Finding("error", "duplicate-flag", EXTRA, text))
         seen.setdefault(s.spec.dest, s)
 
@@ -258,7 +264,8 @@ def check_profile(profile: Profile, catalogue: FlagCatalogue | None = None, *, i
             first = bad[0] if bad else None
             fld = first.field if first else EXTRA
             findings.append(Finding("error", "catalogue", fld,
-                                    f"{label} rejects the argv: {msg}; {_fix_for(msg, first.name if first else None, cat)}"))
+                                    f"{label} rejects the argv: {msg}; "
+                                    f"{_fix_for(msg, first.name if first else None, cat)}"))
             if not bad:
                 break
             keep = [s for s in keep if s not in bad]

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 PINNED_VERSION = "0.5.23"
 
@@ -85,7 +86,7 @@ class FlagCatalogue:
         self._by_flag = {f: o for o in self.options for f in o.flags}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], source: str = "pinned") -> "FlagCatalogue":
+    def from_json(cls, data: dict[str, Any], source: str = "pinned") -> FlagCatalogue:
         opts = [
             FlagSpec(
                 flags=tuple(o["flags"]),
@@ -102,7 +103,7 @@ class FlagCatalogue:
         return cls(engine=data.get("engine", "sglang"), version=str(data["version"]), options=opts, source=source)
 
     @classmethod
-    def load_file(cls, path: Path) -> "FlagCatalogue":
+    def load_file(cls, path: Path) -> FlagCatalogue:
         return cls.from_json(json.loads(Path(path).read_text()), source=str(path))
 
     def get(self, flag: str) -> FlagSpec | None:

@@ -1,8 +1,8 @@
 """Flips: derive the next arm from the running one by changing one knob — draft depth, drafter family or KV
 dtype. Each flip is a relaunch (SGLang cannot change these at runtime, reference §2 /set_internal_state).
 
-A flip returns a new `Profile` named for what it is (`arm_name`): the name of the profile on the search path with the same
-model and arm when there is one (flipping d5 back up gives `k26-eagle3-d6` itself), else the model's tag and the
+A flip returns a new `Profile` named for what it is (`arm_name`): the name of the profile on the search path with the
+same model and arm when there is one (flipping d5 back up gives `k26-eagle3-d6` itself), else the model's tag and the
 arm's slug (`k26-dflash-b16-fp8kv`); a one-line reason when the flip is not possible.
 The diff shown before confirming is `profile_diff` (fields) and `argv_diff` (flags), both computed here.
 """

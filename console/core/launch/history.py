@@ -14,9 +14,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from console.core.fmt import utc_iso
 from console.core.launch.logparse import StartupProgress
 from console.core.launch.profile import Profile
-from console.core.fmt import utc_iso
 
 FILE = ".launch-history.json"
 

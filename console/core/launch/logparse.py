@@ -39,7 +39,8 @@ _GRAPH_END = re.compile(r"Capture (target verify|target decode|draft decode|draf
 _BS = re.compile(r"Capturing batches \(bs=(\d+)")
 _CAPACITY = re.compile(r"max_total_num_tokens=(\d+)(?:, chunked_prefill_size=(-?\d+))?(?:, max_prefill_tokens=(\d+))?"
                        r"(?:, max_running_requests=(\d+))?(?:, context_len=(\d+))?")
-_EXC = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)|AssertionError|KeyboardInterrupt)(?::\s*(.*))?$")
+_EXC = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)|AssertionError|KeyboardInterrupt)"
+                  r"(?::\s*(.*))?$")
 _OOM = re.compile(r"(CUDA out of memory|OutOfMemoryError|CUDA error: out of memory)")
 _FRAME = re.compile(r'^\s+File "([^"]+)", line (\d+), in (\S+)')
 READY_MARK = "The server is fired up and ready to roll!"
@@ -95,7 +96,7 @@ class StartupProgress:
         if self.ready:
             return 1.0
         total = 0.0
-        for (key, _, share), st in zip(PHASES, self.phases):
+        for (key, _, share), st in zip(PHASES, self.phases, strict=True):
             if st.status == "done":
                 total += share
             elif st.status == "active":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 
+
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
         s.bind((host, 0))

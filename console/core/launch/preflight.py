@@ -20,9 +20,9 @@ import errno
 import os
 import shutil
 import socket
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 from console.core.launch.profile import Profile
 from console.core.telemetry.nvml import GpuSnapshot, foreign_processes
@@ -100,7 +100,7 @@ def port_holder(port: int, proc_root: Path = Path("/proc")) -> tuple[int, str] |
         return None
     targets = {f"socket:[{i}]" for i in inodes}
     try:
-        pids = sorted((int(p.name) for p in proc_root.iterdir() if p.name.isdigit()))
+        pids = sorted(int(p.name) for p in proc_root.iterdir() if p.name.isdigit())
     except OSError:
         return None
     for pid in pids:
@@ -159,7 +159,8 @@ def engine_gpu_indices(profile: Profile, snapshot: GpuSnapshot, environ: dict[st
                 visible.append(by_uuid[item])
             elif any(u.startswith(item) for u in by_uuid):
                 visible.append(next(i for u, i in by_uuid.items() if u.startswith(item)))
-    need = max(1, profile.tp * profile.dp) if profile.nnodes == 1 else max(1, (profile.tp * profile.dp) // profile.nnodes)
+    need = (max(1, profile.tp * profile.dp) if profile.nnodes == 1
+            else max(1, (profile.tp * profile.dp) // profile.nnodes))
     return set(visible[:need])
 
 

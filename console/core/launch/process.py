@@ -23,13 +23,14 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from console.core.redaction import relay_redacted
 from console.core.launch.logparse import StartupParser, StartupProgress
+from console.core.redaction import relay_redacted
 
-_LIVE: set["EngineProcess"] = set()
+_LIVE: set[EngineProcess] = set()
 _LIVE_LOCK = threading.Lock()
 
 
@@ -139,10 +140,12 @@ class EngineProcess:
                 # server_args, api_key included); otherwise straight to the file.
                 self.proc = subprocess.Popen(
                     self.argv, stdout=subprocess.PIPE if self.secrets else logf, stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL, env=env, cwd=self.cwd, preexec_fn=_child_setup(os.getpid()), close_fds=True,
+                    stdin=subprocess.DEVNULL, env=env, cwd=self.cwd, preexec_fn=_child_setup(os.getpid()),
+                    close_fds=True,
                 )
             except FileNotFoundError:
-                raise EngineDied(None, f"cannot execute {self.argv[0]!r}: not found (check engine.python in the profile)",
+                raise EngineDied(None, f"cannot execute {self.argv[0]!r}: not found (check "
+                                       "engine.python in the profile)",
                                  self.log_path) from None
             except PermissionError:
                 raise EngineDied(None, f"cannot execute {self.argv[0]!r}: permission denied", self.log_path) from None
@@ -225,11 +228,11 @@ class EngineProcess:
 
     async def wait_ready(
         self,
-        ready: Callable[[], "asyncio.Future[bool] | object"],
+        ready: Callable[[], Awaitable[bool]],
         timeout_s: float = 3600.0,
         poll_s: float = 0.1,
         on_progress: Callable[[StartupProgress], None] | None = None,
-        also: list["EngineProcess"] | None = None,
+        also: list[EngineProcess] | None = None,
     ) -> StartupProgress:
         """Poll `ready()` (an async callable returning True on `/ready` 200) every `poll_s` while
         tailing the log; raise `EngineDied` as soon as the child (or one of `also`, the other node ranks)
@@ -250,9 +253,9 @@ class EngineProcess:
                 p = self.parser.progress
                 line = p.error_line or (self._tail[-1] if self._tail else None)
                 if p.error_line and p.error_where:
-                    line += f"  (at {p.error_where})"
+                    line = f"{p.error_line}  (at {p.error_where})"
                 raise EngineDied(self.returncode, line, self.log_path)
-            if await ready():  # type: ignore[misc]
+            if await ready():
                 self.ready_at = time.monotonic()
                 prog = self.read_log()
                 if not prog.ready:

@@ -19,7 +19,6 @@ from typing import Any
 from console.core import places
 from console.core.arm import Arm
 
-
 FAMILIES = ("none", "eagle3", "eagle", "dflash", "ngram", "standalone")
 ALGORITHM = {"eagle3": "EAGLE3", "eagle": "EAGLE", "dflash": "DFLASH", "ngram": "NGRAM", "standalone": "STANDALONE"}
 KV_DTYPES = ("auto", "fp8_e5m2", "fp8_e4m3", "mxfp8", "bf16", "bfloat16", "nvfp4", "fp4_mx_block16")
@@ -117,23 +116,25 @@ class Profile:
         if self.api_key_env:
             v = os.environ.get(self.api_key_env)
             if not v:
-                raise ProfileError(f"{self._where()}: server.api_key_env names ${self.api_key_env}, which is unset; export it")
+                raise ProfileError(f"{self._where()}: server.api_key_env names "
+                                   f"${self.api_key_env}, which is unset; export it")
             return v
         if self.api_key_file:
             p = Path(os.path.expanduser(self.api_key_file))
             try:
                 return p.read_text().strip()
             except OSError as e:
-                raise ProfileError(f"{self._where()}: server.api_key_file {p} is unreadable ({e.strerror}); fix the path") from None
+                raise ProfileError(f"{self._where()}: server.api_key_file {p} is unreadable "
+                                   f"({e.strerror}); fix the path") from None
         return None
 
     def _where(self) -> str:
         return str(self.path) if self.path else f"profile {self.name}"
 
-    def with_sim(self) -> "Profile":
+    def with_sim(self) -> Profile:
         return replace(self, engine_python=SIM_ENGINE)
 
-    def _local(self, path: str | None) -> str | None:
+    def _local(self, path: str) -> str:
         """`~/…` in engine.python, model.path and drafter.model is this user's home when the engine runs here; a
         command template (another host) gets the path as written, for the remote shell to expand."""
         if path and path.startswith("~") and not self.template:
@@ -234,7 +235,7 @@ class Profile:
         return out
 
 
-def profile_from_server_info(info, url: str, name: str | None = None) -> "Profile":
+def profile_from_server_info(info, url: str, name: str | None = None) -> Profile:
     """The arm a running server is serving, read back from its resolved `/server_info` (attach)."""
     import httpx
     u = httpx.URL(url if "://" in url else "http://" + url)
@@ -268,7 +269,7 @@ def _toml_value(v) -> str:
     return json.dumps(str(v))
 
 
-def profile_to_toml(p: "Profile") -> str:
+def profile_to_toml(p: Profile) -> str:
     """A profile file equivalent to `p` (what `load_profile` reads back); secrets are never written."""
     sections: list[tuple[str, dict]] = [
         ("", {"name": p.name, "description": p.description}),
@@ -432,9 +433,9 @@ def problems(p: Profile) -> list[str]:
             bad(f"{w}: {f} must be ≥ 1, got {v}")
     if not (1 <= p.port <= 65535):
         bad(f"{w}: server.port must be 1..65535, got {p.port}")
-    for f, v in (("anchor.n", p.anchor_n), ("anchor.max_tokens", p.anchor_max_tokens)):
-        if v is not None and v < 1:
-            bad(f"{w}: {f} must be ≥ 1, got {v}")
+    for f, opt in (("anchor.n", p.anchor_n), ("anchor.max_tokens", p.anchor_max_tokens)):
+        if opt is not None and opt < 1:
+            bad(f"{w}: {f} must be ≥ 1, got {opt}")
     if p.kv_cache_dtype not in KV_DTYPES:
         bad(f"{w}: kv.dtype {p.kv_cache_dtype!r} is not one of {', '.join(KV_DTYPES)}")
     if p.mem_fraction_static is not None and not (0.0 < p.mem_fraction_static < 1.0):
@@ -454,9 +455,9 @@ def problems(p: Profile) -> list[str]:
     d = p.drafter
     if d.family not in FAMILIES:
         bad(f"{w}: drafter.family {d.family!r} is not one of {', '.join(FAMILIES)}")
-    for f, v in (("drafter.steps", d.steps), ("drafter.topk", d.topk), ("drafter.draft_tokens", d.draft_tokens)):
-        if v is not None and v < 1:
-            bad(f"{w}: {f} must be ≥ 1, got {v}")
+    for f, val in (("drafter.steps", d.steps), ("drafter.topk", d.topk), ("drafter.draft_tokens", d.draft_tokens)):
+        if val is not None and val < 1:
+            bad(f"{w}: {f} must be ≥ 1, got {val}")
     if not d.enabled:
         if any(v is not None for v in (d.model, d.steps, d.topk, d.draft_tokens)):
             bad(f"{w}: drafter.family is 'none' but drafter numbers are set; remove them or set a family")
@@ -471,8 +472,8 @@ def problems(p: Profile) -> list[str]:
             bad(f"{w}: drafter.steps is unset but topk/draft_tokens are set; sglang asserts all three or none")
         if d.topk == 1 and d.steps is not None and d.draft_tokens is not None and d.draft_tokens != d.steps + 1:
             bad(
-                f"{w}: with drafter.topk = 1, drafter.draft_tokens must be steps + 1 = {d.steps + 1} (got {d.draft_tokens}); "
-                "sglang would silently override it")
+                f"{w}: with drafter.topk = 1, drafter.draft_tokens must be steps + 1 = {d.steps + 1} (got "
+                f"{d.draft_tokens}); sglang would silently override it")
     return errs
 
 
@@ -486,7 +487,7 @@ def load_profile(path: Path) -> Profile:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(f"{path}: not valid TOML ({e})") from None
-    name = data.get("name") if isinstance(data.get("name"), str) else path.stem
+    name = data["name"] if isinstance(data.get("name"), str) else path.stem
     return profile_from_dict(data, name=name, path=path)
 
 

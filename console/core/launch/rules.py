@@ -13,7 +13,9 @@ error naming its replacement; a flag the catalogue (or the table) marks deprecat
 Sources (sglang wheels read for this table: 0.5.14, 0.5.19, 0.5.20, 0.5.21, 0.5.23):
 `srt/arg_groups/speculative_hook.py` (`_handle_eagle_family`, `_handle_dflash`, `_handle_ngram`,
 `_init_adaptive_speculative_params`, `handle_speculative_decoding`), `speculative/adaptive_spec_params.py`,
-`speculative/spec_info.py`, `server_args.py` (deprecated registrations), and reference/sglang-0.5.23.md §1.3, §6.
+`speculative/spec_info.py`, `server_args.py` (deprecated registrations); for 0.5.23, the flag catalogue shipped
+in this package, `console/data/sglang-0.5.23-flags.json` (argparse introspection of `ServerArgs.add_cli_args`: the
+accepted flags with their defaults, choices and deprecated marks).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from console.core.launch.flags import FlagCatalogue
 
@@ -174,8 +177,8 @@ def _topk1_draft_tokens(c: RuleContext) -> Iterator[tuple[str, str]]:
         f = c.field("speculative_num_draft_tokens")
         fix = f"drafter.draft_tokens = {steps + 1}" if f.startswith("drafter") else \
             f"{c.flag('speculative_num_draft_tokens')} {steps + 1}"
-        yield f, (f"draft tokens = {dt} but with topk = 1 sglang forces it to steps + 1 = {steps + 1} (silently, with a "
-                  f"log warning); set {fix}")
+        yield f, (f"draft tokens = {dt} but with topk = 1 sglang forces it to steps + 1 = {steps + 1} (silently, with "
+                  f"a log warning); set {fix}")
 
 
 def _steps_unset(c: RuleContext) -> Iterator[tuple[str, str]]:
@@ -401,7 +404,8 @@ def _adaptive(c: RuleContext) -> Iterator[tuple[str, str]]:
     for dest, what in (("enable_multi_layer_eagle", "--enable-multi-layer-eagle"),
                        ("enable_two_batch_overlap", "--enable-two-batch-overlap"), ("enable_pdmux", "--enable-pdmux")):
         if c.v(dest, False):
-            disabled.append((c.field(dest), f"--speculative-adaptive does not work with {what}: {off}; drop one of them"))
+            disabled.append((c.field(dest), f"--speculative-adaptive does not work with "
+                                            f"{what}: {off}; drop one of them"))
     if c.attn_dp():
         disabled.append((f, f"--speculative-adaptive does not work with attention DP: {off}; drop one of them"))
     if disabled:  # sglang turns adaptive off: the steps/draft-token checks below would not apply
@@ -441,13 +445,14 @@ def _capture_multiple_of_1k(c: RuleContext) -> Iterator[tuple[str, str]]:
 def _cuda_graph_config_wins(c: RuleContext) -> Iterator[tuple[str, str]]:
     if c.v("cuda_graph_config") is None:
         return
-    shadowed = [c.given[d] for d in ("cuda_graph_backend_decode", "cuda_graph_backend_prefill", "cuda_graph_max_bs_decode",
-                                     "cuda_graph_max_bs_prefill", "cuda_graph_bs_decode", "cuda_graph_bs_prefill",
+    shadowed = [c.given[d] for d in ("cuda_graph_backend_decode", "cuda_graph_backend_prefill",
+                                     "cuda_graph_max_bs_decode", "cuda_graph_max_bs_prefill", "cuda_graph_bs_decode",
+                                     "cuda_graph_bs_prefill",
                                      "disable_decode_cuda_graph", "disable_prefill_cuda_graph", "disable_cuda_graph")
                 if d in c.given]
     if shadowed:
-        yield c.field("cuda_graph_config"), (f"--cuda-graph-config JSON wins over {', '.join(shadowed)} for every key it "
-                                             "names; put those settings in the JSON or drop it")
+        yield c.field("cuda_graph_config"), (f"--cuda-graph-config JSON wins over {', '.join(shadowed)} for every key "
+                                             "it names; put those settings in the JSON or drop it")
 
 
 # --- the table --------------------------------------------------------------------------------------------
@@ -474,7 +479,8 @@ RULES: list[Rule] = [
     Rule("dflash-block-size-unset", ALL, "warning",
          "DFLASH without a block size reads it from the draft config (fallback 16)", _dflash_block_size_unset),
     Rule("ngram-overrides", ALL, "error",
-         "NGRAM: topk := max BFS breadth (silently), no attention DP, SAM budget <= draft tokens - 1", _ngram_overrides),
+         "NGRAM: topk := max BFS breadth (silently), no attention DP, SAM budget <= draft "
+         "tokens - 1", _ngram_overrides),
     Rule("ngram-notes", ALL, "warning",
          "NGRAM ignores the draft model and --enable-mixed-chunk; draft tokens default 12", _ngram_notes),
     Rule("adaptive", ALL, "error",

@@ -24,15 +24,16 @@ Every forecast carries what it was computed from, so it can be checked after the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Sequence
 
 import numpy as np
 
 from console.core.measure import stats
 
 REPORT_VERIFY_TAX_MS = 0.397
-"""Verify cost per extra drafted token, chain drafting, measured in the seed report (docs/reference-deployment.md §3)."""
+"""Verify cost per extra drafted token, chain drafting, measured in the seed report
+(docs/reference-deployment.md §3)."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,8 @@ def fit_verify_tax(cells: Sequence[tuple[int, Sequence[float]]], *, seed: int = 
         return None, (f"one verify width measured ({widths[0]} tokens)" if widths else "no measured width")
     x = np.array([w for w, _ in pts], dtype=float)
     y = np.array([float(np.median(xs)) for _, xs in pts])
-    slope = stats.verify_tax_ms(list(zip(x.tolist(), y.tolist())))
+    slope = stats.verify_tax_ms(list(zip(x.tolist(), y.tolist(), strict=True)))
+    assert slope is not None  # two widths at least
     rng = np.random.default_rng(seed)
     boots = np.empty(n_boot)
     for b in range(n_boot):
@@ -140,11 +142,11 @@ class ProbeFit:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, d: dict) -> "ProbeFit":
+    def from_json(cls, d: dict) -> ProbeFit:
         def sf(x: dict | None) -> SlopeFit | None:
             if not x:
                 return None
-            return SlopeFit(float(x["slope_ms"]), tuple(x["ci_ms"]), float(x["intercept_ms"]),  # type: ignore[arg-type]
+            return SlopeFit(float(x["slope_ms"]), tuple(x["ci_ms"]), float(x["intercept_ms"]),
                             tuple(int(w) for w in x["widths"]), tuple(float(m) for m in x["medians_ms"]),
                             tuple(int(n) for n in x["n"]), x.get("launch_sd_ms"),
                             tuple(x["ci_requests_ms"]) if x.get("ci_requests_ms") else None)
@@ -152,7 +154,7 @@ class ProbeFit:
         if v is None and c is None:
             raise ValueError("a probe fit with neither verify nor chain legs")
         dp_ci = d.get("draft_pass_ci_ms")
-        return cls(v, c, d.get("draft_pass_ms"), tuple(dp_ci) if dp_ci else None)  # type: ignore[arg-type]
+        return cls(v, c, d.get("draft_pass_ms"), tuple(dp_ci) if dp_ci else None)
 
 
 def _boot_slopes(pts: Sequence[tuple[int, np.ndarray]], rng: np.random.Generator, n_boot: int
@@ -188,17 +190,19 @@ def _resolved(cells: Sequence[tuple[int, Sequence[float]]], what: str, rng: np.r
     if f is None:
         return None, None, why
     boots, meds = _boot_slopes(pts, rng, n_boot)
-    ci_req = tuple(float(q) for q in np.percentile(boots, [2.5, 97.5]))
+    req_lo, req_hi = np.percentile(boots, [2.5, 97.5])
+    ci_req = (float(req_lo), float(req_hi))
     x = np.array([w for w, _ in pts], dtype=float)
     if len(pts) >= 3:  # between-leg scatter beyond the requests' own: launch-to-launch variation, into the CI
         resid = np.array(f.medians_ms) - (f.intercept_ms + f.slope_ms * x)
         launch_sd = max(0.0, float(np.sum(resid ** 2)) / (len(pts) - 2) - float(np.mean(np.var(meds, axis=0)))) ** 0.5
     if launch_sd:
         boots = boots + rng.normal(0.0, launch_sd / float(np.sum((x - x.mean()) ** 2)) ** 0.5, boots.size)
-    f = replace(f, ci_ms=tuple(float(q) for q in np.percentile(boots, [2.5, 97.5])),  # type: ignore[arg-type]
-                launch_sd_ms=launch_sd, ci_requests_ms=ci_req)
+    ci_lo, ci_hi = np.percentile(boots, [2.5, 97.5])
+    f = replace(f, ci_ms=(float(ci_lo), float(ci_hi)), launch_sd_ms=launch_sd, ci_requests_ms=ci_req)
     if f.slope_ms <= 0:
-        return None, None, f"{what}: slope {f.slope_ms:+.3f} ms/token is not physical (a verified token cannot save time)"
+        return None, None, (f"{what}: slope {f.slope_ms:+.3f} ms/token is not physical (a verified token cannot "
+                            "save time)")
     if ci_req[0] <= 0:
         return None, None, (f"{what}: slope {f.slope_ms:+.3f} ms/token is not resolved (95% CI of its requests "
                             f"[{ci_req[0]:+.3f}, {ci_req[1]:+.3f}] includes 0): more requests or wider widths")
@@ -218,11 +222,13 @@ def probe_fit(verify_cells: Sequence[tuple[int, Sequence[float]]],
     why = "; ".join(w for w in (vwhy, cwhy) if w)
     if v is None and c is None:
         return None, why or "no legs"
-    dp = dp_ci = None
+    dp: float | None = None
+    dp_ci: tuple[float, float] | None = None
     if v is not None and c is not None and vb is not None and cb is not None:
         dp = c.slope_ms - v.slope_ms
-        dp_ci = tuple(float(q) for q in np.percentile(cb - vb, [2.5, 97.5]))
-    return ProbeFit(v, c, dp, dp_ci), why  # type: ignore[arg-type]
+        dp_lo, dp_hi = np.percentile(cb - vb, [2.5, 97.5])
+        dp_ci = (float(dp_lo), float(dp_hi))
+    return ProbeFit(v, c, dp, dp_ci), why
 
 
 def choose_verify_tax(probed: VerifyTax | None = None, fitted: tuple[VerifyTax | None, str] | None = None
@@ -318,6 +324,7 @@ def forecast(positions: Sequence[float], base_depth: int, base_tok_s: float, bas
     if base_tok_s <= 0 or base_tau <= 0:
         raise ValueError("the base cell needs a positive median tok/s and τ")
     step0 = stats.implied_step_ms(base_tau, base_tok_s)
+    assert step0 is not None  # a positive tok/s
     fc = Forecast(base_depth=base_depth, base_tok_s=base_tok_s, base_tau=base_tau, base_step_ms=step0,
                   positions=list(positions), tax=tax, cell_dir=cell_dir)
     tax_ms = tax.ms

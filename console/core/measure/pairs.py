@@ -16,8 +16,8 @@ Every figure comes with its n and spread. Everything is recomputable from the le
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -57,7 +57,7 @@ class Interval:
 
     @property
     def resolved(self) -> bool:
-        return self.low_pct is not None and (self.low_pct > 0 or self.high_pct < 0)
+        return self.low_pct is not None and self.high_pct is not None and (self.low_pct > 0 or self.high_pct < 0)
 
     def text(self) -> str:
         if self.point_pct is None:
@@ -101,7 +101,9 @@ def bootstrap_ratio(a: Sequence[float], b: Sequence[float], seed: int, n_boot: i
     ma = np.percentile(xa[ia], 50, axis=1)
     mb = np.percentile(xb[ib], 50, axis=1)
     ratios = 100.0 * (mb / ma - 1.0)
-    point = 100.0 * (stats.interp_median(list(xb)) / stats.interp_median(list(xa)) - 1.0)
+    med_a, med_b = stats.interp_median(list(xa)), stats.interp_median(list(xb))
+    assert med_a is not None and med_b is not None  # two values each at least
+    point = 100.0 * (med_b / med_a - 1.0)
     lo, hi = np.percentile(ratios, [2.5, 97.5])
     return Interval(float(point), float(lo), float(hi))
 
@@ -115,7 +117,8 @@ def arm_stats(name: str, legs: Sequence[Sequence[RequestRecord]], num_draft_toke
     q1, q3 = (stats.percentile(sp, 25), stats.percentile(sp, 75)) if sp else (None, None)
     return ArmStats(
         name=name, n=len(sp), legs=len(legs), median_tok_s=s.median_tok_s, p10_tok_s=s.p10_tok_s,
-        p90_tok_s=s.p90_tok_s, iqr_tok_s=(q3 - q1) if sp else None, mean_tok_s=s.mean_tok_s,
+        p90_tok_s=s.p90_tok_s, iqr_tok_s=(q3 - q1) if q1 is not None and q3 is not None else None,
+        mean_tok_s=s.mean_tok_s,
         ttft_median_s=s.ttft_median_s, tau=s.tau, per_position_acceptance=s.per_position_acceptance,
         implied_step_ms=s.implied_step_ms, kv_capacity_tokens=kv_capacity,
         kv_capacity_tax=stats.kv_capacity_tax(kv_capacity, nospec_capacity),

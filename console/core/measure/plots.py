@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from console.core.measure import stats
 
@@ -52,6 +52,7 @@ def histogram_strip(values: Sequence[float], width: int, lo: float | None = None
     top = max(counts)
     strip = "".join(SPARK[min(len(SPARK) - 1, int(c / top * (len(SPARK) - 1) + 0.5))] if c else "·" for c in counts)
     med = stats.interp_median(vals)
+    assert med is not None  # two values at least
     col = min(max(int((med - lo) / span * width), 0), width - 1)
     return strip, col, lo, hi
 

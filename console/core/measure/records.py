@@ -87,6 +87,6 @@ class RequestRecord:
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "RequestRecord":
+    def from_json(cls, d: dict[str, Any]) -> RequestRecord:
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})

@@ -11,8 +11,8 @@ only client-clock rate, and is named so.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -31,17 +31,21 @@ DEFINITIONS: tuple[Definition, ...] = (
     Definition("TTFT", "t(first chunk with non-empty content) − t(request sent)", "s",
                "client clock; the first content chunk carries the prefill token; on a twin at time scale ×S, "
                "client seconds × S (every duration; rates ÷ S): figures are the modelled node's"),
-    Definition("tok/s (per request)", "(completion_tokens − tokens in first content chunk) / (t_last − t_first)", "tok/s",
+    Definition("tok/s (per request)", "(completion_tokens − tokens in first content chunk) / (t_last − t_first)",
+               "tok/s",
                "streaming output speed: the per-request statistic of the public speculative-decoding leaderboard that "
-               "the seed report BRL-2026-11 publishes (median over a cell); completion_tokens as the server reports it"),
+               "the seed report BRL-2026-11 publishes (median over a cell); completion_tokens "
+               "as the server reports it"),
     Definition("E2E", "t(stream end) − t(request sent)", "s"),
     Definition("TPOT", "(E2E − TTFT) / (completion_tokens − 1)", "ms/token"),
     Definition("cell median", "numpy.percentile(tok/s of included requests, 50), linear interpolation", "tok/s",
                "also p10/p90, mean, n; requests flagged short or out of window are excluded"),
     Definition("τ (accepted length)", "1 + spec_num_correct_drafts / spec_verify_ct", "tokens/step",
-               "bonus token included, prefill token excluded; a cell pools histograms; never the server's lifetime average"),
+               "bonus token included, prefill token excluded; a cell pools histograms; never "
+               "the server's lifetime average"),
     Definition("p_i (acceptance at draft position i)", "Σ_{k≥i} h[k] / Σ_k h[k],  i = 1..K", "",
-               "h = pooled spec_correct_drafts_histogram; conditional = p_i / p_{i−1}; check Σ p_i / K = spec_accept_rate (chain)"),
+               "h = pooled spec_correct_drafts_histogram; conditional = p_i / p_{i−1}; check Σ p_i / K = "
+               "spec_accept_rate (chain)"),
     Definition("implied step time", "τ / tok/s", "ms"),
     Definition("verify tax", "slope of implied step time against verified tokens per step, across depths", "ms/token",
                "used by a forecast only when probed, or fitted on one prompt set with a 95% CI above 0; "
@@ -55,9 +59,11 @@ DEFINITIONS: tuple[Definition, ...] = (
     Definition("cost", "node $/h ÷ (3600 · tok/s) · 10⁶", "$/M output tokens"),
     Definition("KV capacity", "max_total_num_tokens from /server_info", "tokens"),
     Definition("KV capacity tax", "1 − capacity / capacity of the no-speculation arm on the same node", "%"),
-    Definition("forecast", "τ(k) = 1 + Σ_{i≤k} p_i;  step(k) = step(k0) + (k − k0) · verify tax;  tok/s(k) = τ(k) / step(k)",
+    Definition("forecast",
+               "τ(k) = 1 + Σ_{i≤k} p_i;  step(k) = step(k0) + (k − k0) · verify tax;  tok/s(k) = τ(k) / step(k)",
                "tok/s", "priced before the arm runs, compared with the measurement after it"),
-    Definition("aggregate output tok/s", "concurrency × Σ completion_tokens / Σ E2E over the included requests", "tok/s",
+    Definition("aggregate output tok/s", "concurrency × Σ completion_tokens / Σ E2E over the included requests",
+               "tok/s",
                "a cell's closed-loop throughput at fixed concurrency (Little's law); a resumed cell's gap does not "
                "count; modelled node's seconds on a time-scaled twin"),
     Definition("TTFT p99", "numpy.percentile(TTFT of included requests, 99), linear interpolation", "s"),
@@ -220,8 +226,8 @@ def cost_per_million_usd(node_usd_per_hour: float | None, tok_s: float | None) -
 
 def aggregate_output_tok_s(rows: Sequence[RequestRecord], concurrency: int) -> float | None:
     """Closed-loop throughput of a cell (tok/s): concurrency × Σ completion_tokens / Σ E2E over the included rows."""
-    pairs = [(r.completion_tokens, e2e_s(r)) for r in rows if r.ok and not r.flags and not r.warmup]
-    pairs = [(t, e) for t, e in pairs if t and e]
+    raw = [(r.completion_tokens, e2e_s(r)) for r in rows if r.ok and not r.flags and not r.warmup]
+    pairs = [(t, e) for t, e in raw if t and e]
     if not pairs or concurrency < 1:
         return None
     return concurrency * sum(t for t, _ in pairs) / sum(e for _, e in pairs)

@@ -1,5 +1,5 @@
-"""A campaign's HTML page (docs/reports.md#what-the-page-holds): the routing table with Δ% and CI, concurrency curves per
-arm with the net-negative point, depth ladders with their forecast curves, per-cell distributions and acceptance,
+"""A campaign's HTML page (docs/reports.md#what-the-page-holds): the routing table with Δ% and CI, concurrency curves
+per arm with the net-negative point, depth ladders with their forecast curves, per-cell distributions and acceptance,
 from `campaign.analysis.analyse` (docs/campaigns.md#analysis) — its figures as it computed them, never re-derived;
 only the per-request points and the acceptance curves are read from the cells' rows, through the functions
 `report` uses."""
@@ -11,8 +11,19 @@ from pathlib import Path
 from typing import Any
 
 from console.core.report import plot as P
-from console.core.report.html import (Figure, Report, _Wrap, _acceptance_figures, _banner, _n, _provenance, _rel,
-                                      _strip_figure, _table, request_points)
+from console.core.report.html import (
+    Figure,
+    Report,
+    _acceptance_figures,
+    _banner,
+    _n,
+    _provenance,
+    _rel,
+    _strip_figure,
+    _table,
+    _Wrap,
+    request_points,
+)
 from console.core.sessions.report import cell_report
 from console.core.sessions.store import load_rows, read_json
 
@@ -64,7 +75,7 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
     # --- routing -------------------------------------------------------------------------------------------
     rep.sections.append('<h2 id="routing">Routing table</h2>')
     rows, ivs, fig_rows = [], [], []
-    for i, r in enumerate(a.get("routing") or []):
+    for _i, r in enumerate(a.get("routing") or []):
         arms = "; ".join(f"{_arm_key(x['arm'], x['node'], multi)} {_n(x['median_tok_s'])} (n {x['n']}, τ "
                          f"{_n(x['tau'], '.2f')}, ${_n(x['usd_per_m_tokens'], '.2f')}/M)" for x in r.get("arms") or [])
         call = r.get("decision") or r.get("winner") or "—"  # the verdict, its Δ and CI, in one sentence
@@ -122,7 +133,8 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
                     y = next((p["aggregate_tok_s"] for p in cu["points"] if p["concurrency"] == neg["concurrency"]),
                              None)
                     if y is not None:
-                        highlight.append((neg["concurrency"], y, f"{cu['arm']}: net-negative from c{neg['concurrency']}"))
+                        highlight.append((neg["concurrency"], y,
+                                          f"{cu['arm']}: net-negative from c{neg['concurrency']}"))
                 for p in neg.get("points") or []:
                     ci = p.get("ci95_pct") or [None, None]
                     nn.append(P.Interval(f"{name} c{p['concurrency']}", p.get("delta_pct"), ci[0], ci[1],
@@ -186,8 +198,8 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
                                            note)))
         rep.sections.append(_table([ld["depth_word"], "arm", "measured tok/s", "τ", "n", "forecast tok/s (curve)",
                                     "error", "forecast before run", "its error"],
-                                   [(p["depth"], p["arm"], _n(p["measured_tok_s"]), _n(p["measured_tau"], ".2f"), p["n"],
-                                     _n(p["forecast_tok_s"]), _pct(p.get("error_pct")),
+                                   [(p["depth"], p["arm"], _n(p["measured_tok_s"]), _n(p["measured_tau"], ".2f"),
+                                     p["n"], _n(p["forecast_tok_s"]), _pct(p.get("error_pct")),
                                      _n((p.get("forecast_before_run") or {}).get("tok_s")),
                                      _pct((p.get("forecast_before_run") or {}).get("error_pct"))) for p in pts]))
 
@@ -234,7 +246,8 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
                                 "anchors tok/s (per launch)"],
                                [(x["arm"], x["node"], x.get("label") or "—", x["family"], _n(x["depth"], "d"),
                                  x["kv_dtype"], _n(x.get("kv_capacity_tokens"), ","),
-                                 _n(None if x.get("kv_capacity_tax") is None else 100 * x["kv_capacity_tax"], ".1f", "%"),
+                                 _n(None if x.get("kv_capacity_tax") is None else 100 * x["kv_capacity_tax"], ".1f",
+                                    "%"),
                                  ", ".join(_n(an.get("median_tok_s")) for an in x.get("anchors") or []) or "—")
                                 for x in a.get("arms") or []]))
     for node in c.get("nodes") or []:
@@ -245,7 +258,8 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
         sec = _provenance(d, meta, ncells)
         rep.sections.append(sec.replace('<h2 id="provenance">Provenance</h2>',
                                         f'<h2 id="provenance-{escape(node["name"])}">Provenance: node '
-                                        f'{escape(node["name"])}{" · " + escape(node["label"]) if node.get("label") else ""}'
+                                        f'{escape(node["name"])}'
+                                        f'{" · " + escape(node["label"]) if node.get("label") else ""}'
                                         f'</h2>', 1))
     plan = d / "plan.toml"
     if plan.exists():

@@ -10,14 +10,14 @@ pass through core.redaction once more on their way into it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from console import __version__
-from console.core.fmt import num as _n
-from console.core.fmt import utc_iso
+from console.core.fmt import num as _n, utc_iso
 from console.core.measure import stats
 from console.core.measure.pairs import PairStats, speeds
 from console.core.redaction import redact_argv, redact_mapping
@@ -148,14 +148,17 @@ def _acceptance_figures(slug: str, title: str, arms: Sequence[tuple[str, list[fl
     def series(conditional: bool, solo: bool) -> list[P.Series]:
         out = []
         for i, (name, p) in enumerate(arms):
+            assert p is not None  # arms without p_i were dropped above
             xs = list(range(1, len(p) + 1))
             c = cols[i]
             if not conditional or solo:
-                out.append(P.Series(f"{name} p_i", xs, p, c, tips=[f"{name} p{k} = {v:.3f}" for k, v in zip(xs, p)]))
+                out.append(P.Series(f"{name} p_i", xs, p, c,
+                                    tips=[f"{name} p{k} = {v:.3f}" for k, v in zip(xs, p, strict=True)]))
             if conditional or solo:
                 cond = stats.conditional_acceptance(p)
                 out.append(P.Series(f"{name} p_i/p_(i−1)", xs, cond, c, dash=(5, 4), hollow=True,
-                                    tips=[f"{name} conditional at {k} = {_n(v, '.3f')}" for k, v in zip(xs, cond)]))
+                                    tips=[f"{name} conditional at {k} = {_n(v, '.3f')}"
+                                          for k, v in zip(xs, cond, strict=True)]))
         return out
 
     if len(arms) <= 2:
@@ -237,7 +240,8 @@ def _session_meta(d: Path) -> dict[str, Any]:
 
 def _provenance(base: Path, meta: dict[str, Any], cells: list[tuple[Path, dict[str, Any]]]) -> str:
     node = meta.get("node") or {}
-    gpus = ", ".join(f"{g.get('index')}: {g.get('name')} ({g.get('mem_total_gib')} GiB)" for g in node.get("gpus") or [])
+    gpus = ", ".join(f"{g.get('index')}: {g.get('name')} ({g.get('mem_total_gib')} GiB)"
+                     for g in node.get("gpus") or [])
     engine_versions = sorted({str(r.get("engine_version")) for _, r in cells if r.get("engine_version")})
     out = ["<h2 id=\"provenance\">Provenance</h2>",
            _table(["", ""], [
@@ -268,7 +272,7 @@ def _provenance(base: Path, meta: dict[str, Any], cells: list[tuple[Path, dict[s
     for i, arm in enumerate([a for a in meta.get("arms") or [] if a.get("argv")], 1):  # launches; anchors have no argv
         launches.append((str(i), arm.get("profile") or "—", arm.get("log") or "—", _argv(arm["argv"])))
     seen = set()
-    for d, r in cells:  # a cell without a session (or an attach) records its own argv
+    for d, _r in cells:  # a cell without a session (or an attach) records its own argv
         m = _manifest(d)
         argv = m.get("launch_argv")
         if argv and not launches:
@@ -467,9 +471,10 @@ def _pair_sections(rep: Report, base: Path, pf: Path, prefix: str) -> None:
         f'<p class="verdict {cls}">{escape(ps.verdict)}</p>'
         f"<p>Effect (B vs A, median of per-request tok/s): <b>{escape(ps.effect.text())}</b> (95% CI, bootstrap "
         f"{ps.n_boot} resamples, seed {ps.seed}){drift}{flag}</p>"
-        f"<p class=\"small\">Order {escape(sp['order'])}{' (interleaved on one server)' if sp.get('interleaved') else ''}"
-        f" · prompt set <code>{escape(str(pr['prompt_set']))}</code> · n {pr['n']} per leg · max tokens "
-        f"{pr['max_tokens']} · temperature {pr['temperature']} · concurrency {pr['concurrency']}</p>")
+        f"<p class=\"small\">Order "
+        f"{escape(sp['order'])}{' (interleaved on one server)' if sp.get('interleaved') else ''} · prompt set "
+        f"<code>{escape(str(pr['prompt_set']))}</code> · n {pr['n']} per leg · max tokens {pr['max_tokens']} · "
+        f"temperature {pr['temperature']} · concurrency {pr['concurrency']}</p>")
     legs = doc["legs"]
     leg_rows = [_rel(base, Path(base, leg["cell_dir"]) / "rows.jsonl") for leg in legs]
     # Δ and drift
@@ -512,7 +517,7 @@ def _pair_sections(rep: Report, base: Path, pf: Path, prefix: str) -> None:
                          tips=[f"predicted {cmp['predicted_tok_s']:.1f} tok/s, τ {cmp['predicted_tau']:.2f}",
                                f"measured {cmp['measured_tok_s']:.1f} tok/s, τ {_n(cmp['measured_tau'], '.2f')}"])
         rep.sections.append(rep.add(Figure(f"{prefix}forecast-vs-measured", title, sc, ["forecast", "cell median"],
-                                           [r for leg, r in zip(legs, leg_rows) if leg["arm"] == "B"],
+                                           [r for leg, r in zip(legs, leg_rows, strict=True) if leg["arm"] == "B"],
                                            f"Error {cmp['error_pct']:+.1f}% (forecast / measured − 1); τ predicted "
                                            f"{cmp['predicted_tau']:.2f}, measured {_n(cmp['measured_tau'], '.2f')}.")))
     # the figures table, as report.md
@@ -528,7 +533,8 @@ def _pair_sections(rep: Report, base: Path, pf: Path, prefix: str) -> None:
                             "<code>[anchor]</code> in the profile; the anchors' tok/s still compare launches.</p>")
     ts = pair_time_scale(doc, base)
     if ts and ts != 1:
-        rep.sections.append(f"<p class=\"small\">{escape(time_scale_note(ts, {'A': a.median_tok_s, 'B': b.median_tok_s}) or '')}</p>")
+        note = time_scale_note(ts, {'A': a.median_tok_s, 'B': b.median_tok_s}) or ''
+        rep.sections.append(f"<p class=\"small\">{escape(note)}</p>")
 
 
 def _pair_rows(ps: PairStats) -> list[tuple[str, str, str]]:
@@ -554,7 +560,8 @@ def _pair_rows(ps: PairStats) -> list[tuple[str, str, str]]:
 STYLE = """
 :root { --ink:#222; --muted:#6b6b6b; --line:#e3e3e3; --a:#1f6fb4; --b:#d1495b; }
 * { box-sizing: border-box; }
-body { font: 15px/1.45 system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', Arial, sans-serif; color: var(--ink);
+body { font: 15px/1.45 system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', Arial, sans-serif; \
+color: var(--ink);
        margin: 0 auto; max-width: 1080px; padding: 16px 20px 40px; background: #fff; }
 h1 { font-size: 1.45rem; margin: .2em 0 .3em; overflow-wrap: anywhere; }
 h2 { font-size: 1.2rem; margin: 1.6em 0 .5em; border-bottom: 1px solid var(--line); padding-bottom: .2em; }
@@ -581,7 +588,8 @@ th { background: #f6f7f9; font-weight: 600; white-space: nowrap; }
 table.kv td:first-child { color: var(--muted); white-space: nowrap; }
 nav.toc { font-size: .86rem; color: var(--muted); }
 nav.toc a { color: var(--muted); }
-footer { margin-top: 2.5em; color: var(--muted); font-size: .82rem; border-top: 1px solid var(--line); padding-top: .6em; }
+footer { margin-top: 2.5em; color: var(--muted); font-size: .82rem; border-top: 1px solid var(--line); \
+padding-top: .6em; }
 @media (max-width: 600px) { body { font-size: 14px; padding: 10px 10px 30px; } h1 { font-size: 1.2rem; }
   .verdict { font-size: 1rem; } table { font-size: .8rem; } }
 """

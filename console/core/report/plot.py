@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
-from typing import Sequence
 
 # One palette for the console's plots: arms A/B first, then further cells/arms.
 PALETTE = ("#1f6fb4", "#d1495b", "#2a9d5c", "#e0901b", "#7b4fb4", "#3b9bb5", "#a05a2c", "#6b6b6b")
@@ -190,7 +190,7 @@ def _png_line(d, pts, stroke, width, dash, s) -> None:
         d.line(pts, fill=col, width=wpx, joint="curve")
         return
     on, off = dash[0] * s, dash[1] * s
-    for (x1, y1), (x2, y2) in zip(pts, pts[1:]):
+    for (x1, y1), (x2, y2) in zip(pts, pts[1:], strict=False):
         seg = math.hypot(x2 - x1, y2 - y1)
         t = 0.0
         while t < seg:
@@ -308,6 +308,7 @@ def strip_chart(title: str, rows: Sequence[Strip], unit: str, width: int = 720) 
     vals = [v for r in rows for v in r.values] + [v for r in rows for v in (r.p10, r.p90) if v is not None]
     pos = [v for v in vals if v > 0]
     log = bool(pos) and len(pos) == len(vals) and max(pos) / min(pos) > LOG_SPAN
+    x: LogScale | Linear
     if log:  # values spanning more than LOG_SPAN× (an outlier, or arms far apart): a log axis, said on the plot
         lo, hi = min(pos) / 1.15, max(pos) * 1.15
         ticks = log_ticks(lo, hi)
@@ -334,7 +335,8 @@ def strip_chart(title: str, rows: Sequence[Strip], unit: str, width: int = 720) 
                       tip=(r.tips[j] if j < len(r.tips) else f"{v:.1f} {unit}"))
         if r.p10 is not None and r.p90 is not None:
             yb = cy + band / 2 - 4
-            sc.line(x(r.p10), yb, x(r.p90), yb, r.color, 1.5, mark=True, tip=f"p10 {r.p10:.1f} – p90 {r.p90:.1f} {unit}")
+            sc.line(x(r.p10), yb, x(r.p90), yb, r.color, 1.5, mark=True,
+                    tip=f"p10 {r.p10:.1f} – p90 {r.p90:.1f} {unit}")
             sc.line(x(r.p10), yb - 4, x(r.p10), yb + 1, r.color, 1.5)
             sc.line(x(r.p90), yb - 4, x(r.p90), yb + 1, r.color, 1.5)
         if r.median is not None:
@@ -369,7 +371,7 @@ def line_chart(title: str, series: Sequence[Series], x_label: str, y_label: str,
     lines = _legend_lines(series, width - left - right)
     top = 34 + 16 * (max(lines) + 1 if lines else 0)
     bottom = 44
-    xs = [x for s in series for x, y in zip(s.xs, s.ys) if y is not None]
+    xs = [x for s in series for x, y in zip(s.xs, s.ys, strict=True) if y is not None]
     ys = [y for s in series for y in s.ys if y is not None] + [y for _, y, _ in highlight]
     if not xs:
         sc.text(width / 2, height / 2, "(nothing to plot)", 13, MUTED, "middle")
@@ -401,7 +403,7 @@ def line_chart(title: str, series: Sequence[Series], x_label: str, y_label: str,
         if s.line:
             # a gap (None) breaks the line
             run: list[tuple[float, float]] = []
-            for x, y in zip(s.xs, s.ys):
+            for x, y in zip(s.xs, s.ys, strict=True):
                 if y is None:
                     sc.polyline(run, s.color, 2.0, s.dash, tip=s.label)
                     run = []
@@ -410,7 +412,7 @@ def line_chart(title: str, series: Sequence[Series], x_label: str, y_label: str,
             sc.polyline(run, s.color, 2.0, s.dash, tip=s.label)
         if s.points:
             k = 0
-            for x, y in zip(s.xs, s.ys):
+            for x, y in zip(s.xs, s.ys, strict=True):
                 if y is None:
                     continue
                 tip = s.tips[k] if k < len(s.tips) else f"{s.label}: {tick_text(x)} → {y:.3g}"
@@ -431,7 +433,7 @@ def text_width(s: str, size: float) -> float:
     return 0.58 * size * len(s)
 
 
-def _legend_lines(series: Sequence["Series"], avail: float) -> list[int]:
+def _legend_lines(series: Sequence[Series], avail: float) -> list[int]:
     """The legend line of each entry: entries flow left to right and wrap."""
     out, x, line = [], 0.0, 0
     for s in series:
@@ -443,9 +445,9 @@ def _legend_lines(series: Sequence["Series"], avail: float) -> list[int]:
     return out
 
 
-def _legend(sc: Scene, series: Sequence["Series"], x0: float, x1: float, lines: list[int]) -> None:
+def _legend(sc: Scene, series: Sequence[Series], x0: float, x1: float, lines: list[int]) -> None:
     x, cur = x0, 0
-    for s, line in zip(series, lines):
+    for s, line in zip(series, lines, strict=True):
         if line != cur:
             x, cur = x0, line
         ly = 13 + 16 * line
@@ -525,7 +527,7 @@ def bar_chart(title: str, labels: Sequence[str], values: Sequence[float | None],
         sc.line(x(t), top, x(t), y_axis, GRID)
         sc.text(x(t), y_axis + 16, tick_text(t), 12, MUTED, "middle")
     sc.text(width - 20, y_axis + 31, unit, 12, MUTED, "end")
-    for i, (lab, v) in enumerate(zip(labels, values)):
+    for i, (lab, v) in enumerate(zip(labels, values, strict=True)):
         cy = top + band * i + band / 2
         sc.text(label_w - 10, cy + 4, lab, 13, INK, "end")
         if v is None:

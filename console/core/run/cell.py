@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Protocol as TypingProtocol
+from typing import Any, Protocol as TypingProtocol
 
 from console.core.engine.admin import AdminClient, AdminError
 from console.core.engine.stream import StreamClient
+from console.core.fmt import utc_iso
 from console.core.measure import stats
 from console.core.measure.records import RequestRecord
 from console.core.sessions.store import CellWriter
-from console.core.fmt import utc_iso
 from console.core.workload.prompts import Prompt, PromptSet
 
 
@@ -76,7 +77,7 @@ TRANSPORT_ERRORS = ("connection error", "stream ended before [DONE]", "timeout")
 
 
 def is_transport_error(rec: RequestRecord) -> bool:
-    return bool(rec.error) and rec.error.startswith(TRANSPORT_ERRORS)
+    return bool(rec.error and rec.error.startswith(TRANSPORT_ERRORS))
 
 
 @dataclass
@@ -207,7 +208,7 @@ async def run_legs(
         if warm_errors and len(warm_errors) == warm:
             obs.cell_event("status", text=f"warm-up failed: {warm_errors[-1]}")
 
-    flush_info = None
+    flush_info: dict[str, Any] | None = None
     if any(leg.proto.flush_cache for leg in legs) and plan:
         obs.cell_event("status", text="flushing the server cache (resets its lifetime spec counters)")
         try:

@@ -5,23 +5,53 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from console.core.run.cell import CellProtocol, CellResult, is_transport_error, run_cell
+from console.core.fmt import utc_iso
 from console.core.measure.records import RequestRecord
+from console.core.run.cell import CellProtocol, CellResult, is_transport_error, run_cell
+from console.core.run.events import (
+    CellFinished,
+    CellStarted,
+    CellStatus,
+    RequestFinished,
+)
+from console.core.run.resume import _spec_dict, check_resumable
+from console.core.run.state import KEEP_ROWS, CellProgress
 from console.core.sessions.adaptive import append_request_steps, write_adaptive_summary
 from console.core.sessions.store import CellWriter, load_rows, read_json
 from console.core.workload.prompts import load_set
-from console.core.run.events import (
-    CellFinished, CellStarted, CellStatus, RequestFinished,
-)
-from console.core.run.resume import _spec_dict, check_resumable
-from console.core.run.state import CellProgress, KEEP_ROWS
-from console.core.fmt import utc_iso
+
+if TYPE_CHECKING:
+    from console.core.engine.admin import AdminClient
+    from console.core.engine.stream import StreamClient
+    from console.core.launch.process import EngineProcess
+    from console.core.launch.profile import Profile
+    from console.core.run.events import Event
+    from console.core.run.monitor import LiveMonitor
+    from console.core.run.state import RuntimeState
+    from console.core.sessions.store import Session
 
 
 class Cells:
     """Runtime's cells, anchor and flip forecast."""
+
+    # set by Runtime.__init__ (this class is one of Runtime's parts)
+    state: RuntimeState
+    profile: Profile | None
+    engine: EngineProcess | None
+    session: Session | None
+    admin: AdminClient | None
+    stream: StreamClient | None
+    monitor: LiveMonitor
+    _stop_cell: bool
+    _pending_forecast: tuple[int, str, Any] | None
+
+    if TYPE_CHECKING:  # Runtime's own methods and Telemetry's
+        def _emit(self, ev: Event) -> None: ...
+        def _engines_alive(self) -> bool: ...
+        def _report_death(self) -> None: ...
+        def request_steps(self, rec: Any) -> list[int]: ...
 
     def _cell_manifest(self, proto: CellProtocol, pset, label: str) -> dict[str, Any]:
         info = self.state.server
@@ -102,7 +132,7 @@ class Cells:
                     runtime.monitor.record_finished(rec)
                     runtime._emit(RequestFinished(rec, data["done"], data["total"]))
                 elif kind == "started":
-                    runtime._emit(CellStarted(label, proto.n, str(writer.dir)))
+                    runtime._emit(CellStarted(prog.label, proto.n, str(writer.dir)))
 
         try:
             result = await run_cell(
@@ -140,7 +170,7 @@ class Cells:
     def request_stop_cell(self) -> None:
         self._stop_cell = True
 
-    def forecast_base(self) -> "CellProgress | None":
+    def forecast_base(self) -> CellProgress | None:
         """The cell a forecast of the running arm starts from: its latest measured cell with per-position
         acceptance, preferring a measurement cell to the short anchor."""
         arm = len(self.state.arms) - 1
@@ -162,6 +192,7 @@ class Cells:
         base = self.forecast_base()
         if base is None:
             return None, "no measured cell with per-position acceptance on this arm yet (r runs one)"
+        assert base.cell_dir is not None and base.summary is not None  # forecast_base picks only such cells
         new_depth = flip.after.arm.depth
         try:
             cf = cell_forecast(Path(base.cell_dir), [new_depth])
@@ -174,8 +205,9 @@ class Cells:
         return cf.forecast, note
 
     async def run_anchor(self, proto: CellProtocol | None = None) -> CellResult:
-        """The anchor: the short pinned health cell, run on every arm right after launch (docs/measurement.md#cells-anchors-pairs); its
-        median lands on the arm record, as % of the profile's reference when one is set."""
+        """The anchor: the short pinned health cell, run on every arm right after launch
+        (docs/measurement.md#cells-anchors-pairs); its median lands on the arm record, as % of the profile's reference
+        when one is set."""
         from console.core.run.cell import ANCHOR_PROTOCOL
         p = proto or ANCHOR_PROTOCOL
         if self.profile is not None and proto is None:  # a profile may shorten its anchor (a slow node)
@@ -190,7 +222,8 @@ class Cells:
             ref = self.profile.anchor_reference_tok_s if self.profile else None
             if ref and res.summary.median_tok_s:
                 arm.anchor_pct = 100.0 * res.summary.median_tok_s / ref
-            self.session.add_arm({"profile": arm.profile, "anchor_median_tok_s": arm.anchor_median_tok_s,  # type: ignore[union-attr]
+            assert self.session is not None  # run_cell above needs it
+            self.session.add_arm({"profile": arm.profile, "anchor_median_tok_s": arm.anchor_median_tok_s,
                                   "anchor_tau": arm.anchor_tau, "anchor_pct": arm.anchor_pct,
                                   "kv_capacity_tokens": arm.kv_capacity_tokens})
         return res

@@ -27,20 +27,19 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from console.core.engine.stream import InFlight, copy_spec_fields, record_content_chunk
+from console.core.fmt import one_line, utc_iso
 from console.core.measure import stats
 from console.core.measure.plots import SPARK
 from console.core.measure.records import RequestRecord
 from console.core.redaction import redact_json, redact_mapping, redact_text
 from console.core.sessions.store import write_json
-from console.core.fmt import utc_iso
-from console.core.fmt import one_line
 
 NS = 1_000_000_000
 CHAT_SCHEMA = 1
@@ -165,7 +164,8 @@ class ChatTurn:
 
     def to_json(self) -> dict[str, Any]:
         rec = self.record.to_json() if self.record is not None else None
-        return {"index": self.index, "user": self.user, "assistant": self.assistant, "reasoning": self.reasoning or None,
+        return {"index": self.index, "user": self.user, "assistant": self.assistant,
+                "reasoning": self.reasoning or None,
                 "stopped": self.stopped, "error": self.error, "started_utc": self.started_utc,
                 "stats": self.stats.to_json() if self.stats else None, "record": rec}
 
@@ -226,7 +226,7 @@ def describe_error(exc: BaseException) -> str:
     try:
         import openai
     except ImportError:  # pragma: no cover - openai is a dependency
-        openai = None  # type: ignore[assignment]
+        openai = None  # type: ignore[assignment]  # the module's name, None without the SDK
     if openai is not None:
         if isinstance(exc, openai.APIStatusError):
             body = getattr(exc, "body", None)
@@ -339,7 +339,7 @@ class ChatSession:
         self._save_n: int | None = None
 
     @classmethod
-    def on_server(cls, target: "ChatTarget", **kw: Any) -> "ChatSession":
+    def on_server(cls, target: ChatTarget, **kw: Any) -> ChatSession:
         """A session on a server the console is connected to: its URL and key, the /server_info it read (served
         model name, arm, K), whether it is the twin and its time scale (`Runtime.chat_target()`)."""
         kw.setdefault("simulated", target.simulated)
@@ -347,7 +347,7 @@ class ChatSession:
         return cls(target.url, target.api_key, **_server_kw(target.server, kw))
 
     @classmethod
-    async def for_url(cls, url: str, api_key: str | None = None, **kw: Any) -> "ChatSession":
+    async def for_url(cls, url: str, api_key: str | None = None, **kw: Any) -> ChatSession:
         """A session on another server (arm B on a second node, a router in front of it, or the same server
         with other sampling): its served model name, spec label, K and version read from its /server_info.
         Raises AdminError with one line when the server cannot be read."""
@@ -392,14 +392,13 @@ class ChatSession:
 
     def _sdk(self) -> Any:
         if self._client is None:
-            import httpx
-            from openai import AsyncOpenAI
+            from openai import AsyncOpenAI, Timeout  # the SDK's own HTTP library's Timeout (httpx, or httpx2 in 3.x)
             kw: dict[str, Any] = {}
             if self._http_client is not None:
                 kw["http_client"] = self._http_client
             self._client = AsyncOpenAI(
                 base_url=self.base_url + "/v1", api_key=self._api_key or "none", max_retries=0,
-                timeout=httpx.Timeout(connect=10.0, read=self.stall_timeout_s, write=30.0, pool=30.0), **kw)
+                timeout=Timeout(connect=10.0, read=self.stall_timeout_s, write=30.0, pool=30.0), **kw)
         return self._client
 
     async def stream_turn(self, user_text: str, on_text: TextCallback | None = None,

@@ -36,7 +36,7 @@ class Launching(Event):
 
 @dataclass(frozen=True)
 class Startup(Event):
-    progress: "StartupProgress"
+    progress: StartupProgress
     kind: ClassVar[str] = "startup"
     HIGH_RATE: ClassVar[bool] = True
 
@@ -52,14 +52,14 @@ class Preflight(Event):
 
 @dataclass(frozen=True)
 class Ready(Event):
-    server: "ServerInfo"
+    server: ServerInfo
     startup_s: float | None = None
     kind: ClassVar[str] = "ready"
 
 
 @dataclass(frozen=True)
 class Attached(Event):
-    server: "ServerInfo"
+    server: ServerInfo
     kind: ClassVar[str] = "attached"
 
 
@@ -96,7 +96,7 @@ class CellStatus(Event):
 
 @dataclass(frozen=True)
 class RequestFinished(Event):
-    record: "RequestRecord"
+    record: RequestRecord
     done: int
     total: int
     kind: ClassVar[str] = "request_finished"
@@ -105,7 +105,7 @@ class RequestFinished(Event):
 
 @dataclass(frozen=True)
 class CellFinished(Event):
-    summary: "CellSummary"
+    summary: CellSummary
     cell_dir: str
     label: str
     cancelled: bool = False

@@ -10,20 +10,20 @@ A, B, A, B … after one warm-up and one cache flush, so time affects both arms 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from console.core.launch.process import EngineLost
 from console.core.launch.profile import Profile
-from console.core.redaction import redact_argv
-from console.core.run.cell import CellProtocol
-from console.core.run.cell import Leg as CellLeg
-from console.core.run.cell import run_legs
 from console.core.measure.pairs import PairStats, parse_order
+from console.core.redaction import redact_argv
+from console.core.run.cell import CellProtocol, Leg as CellLeg, run_legs
 from console.core.run.runtime import Runtime
-from console.core.workload.prompts import load_set
 from console.core.sessions.pairs import Leg, write_pair
+from console.core.workload.prompts import load_set
+
 
 @dataclass
 class PairSpec:

@@ -25,9 +25,10 @@ What each family holds constant (read from SGLang 0.5.23's speculative code and 
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from console.core.fmt import utc_iso
 from console.core.launch.profile import Profile
@@ -191,6 +192,7 @@ def plan_probe(p: Profile, *, prompts: str = DEFAULT_PROMPTS, widths: list[int] 
     rule = FAMILY_RULES[fam]
     if no_tree is None:
         t = topk if topk is not None else (p.drafter.topk if (p.drafter.topk or 1) > 1 else DEFAULT_TOPK)
+        assert t is not None  # the drafter's topk is taken only when set (> 1)
         if t < 2:
             raise ProbeRefused(f"probe verify-tax: --topk {t}: the width legs need topk ≥ 2 (with topk 1 SGLang "
                                f"forces num_draft_tokens = steps + 1, so the width cannot move alone)")
@@ -199,7 +201,8 @@ def plan_probe(p: Profile, *, prompts: str = DEFAULT_PROMPTS, widths: list[int] 
         bad = [w for w in ws if w < 2 or w > cap]
         if bad:
             raise ProbeRefused(f"probe verify-tax: --widths {','.join(map(str, bad))}: a tree of steps {k0} and topk "
-                               f"{t} verifies 2..{cap} tokens (1 + topk + (steps − 1)·topk²); pick widths in that range")
+                               f"{t} verifies 2..{cap} tokens (1 + topk + (steps − 1)·topk²); "
+                               "pick widths in that range")
         if len(ws) < 2:
             raise ProbeRefused(f"probe verify-tax: --widths: give two or more different widths (got {ws})")
         legs = [ProbeLeg("verify", k0, t, w, _leg_profile(p, "verify", k0, t, w)) for w in ws]
@@ -319,7 +322,8 @@ async def run_probe(rt, plan: ProbePlan, say: Callable[[str], None] = lambda s: 
             cell_dir = Path(rt.state.cell.cell_dir)
             steps_ms = request_step_ms(load_rows(cell_dir))
             si = rt.state.sim_info or None
-            tf = {k: si.get(k) for k in ("node_seed", "node_speed_factor", "launch_seed", "launch_factor")} if si else None
+            tf = ({k: si.get(k) for k in ("node_seed", "node_speed_factor", "launch_seed", "launch_factor")}
+                  if si else None)
             lr = LegResult(leg.kind, leg.steps, leg.topk, leg.width, cell_dir.name, len(steps_ms),
                            stats.interp_median(steps_ms), res.summary.tau, arm.to_json(), dummy, tf)
             legs.append(lr)

@@ -7,6 +7,7 @@ from typing import Any
 
 from console.core.engine.server_info import ServerInfo
 
+
 def _spec_dict(info: ServerInfo | None) -> dict[str, Any] | None:
     if info is None:
         return None

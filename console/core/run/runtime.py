@@ -12,31 +12,40 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from console.core.engine.admin import ATTACH_KEY_HINT, PROFILE_KEY_HINT, AdminClient, AdminError, normalize_url
-from console.core.launch.preflight import PreflightRefused
 from console.core.engine.server_info import ServerInfo
 from console.core.engine.stream import StreamClient
-from console.core.launch.logparse import StartupProgress
+from console.core.fmt import utc_iso
 from console.core.launch.history import launch_history
-from console.core.launch.preflight import has_errors, preflight
+from console.core.launch.logparse import StartupProgress
+from console.core.launch.ports import free_port, port_in_use
+from console.core.launch.preflight import PreflightRefused, has_errors, preflight
 from console.core.launch.process import EngineDied, EngineProcess, EngineTimeout, describe_exit
 from console.core.launch.profile import Profile, profile_from_server_info, profile_to_toml
 from console.core.redaction import redact_argv
+from console.core.run.cells import Cells
+from console.core.run.events import (
+    Attached,
+    Died,
+    Event,
+    Failed,
+    Launching,
+    Preflight,
+    Ready,
+    Startup,
+    Stopped,
+)
 from console.core.run.monitor import LiveMonitor
+from console.core.run.state import ArmRecord, RuntimeState
+from console.core.run.telemetry import Telemetry
 from console.core.sessions.store import Session, node_fingerprint, sessions_root
 from console.core.telemetry.nvml import NvmlPoller
-from console.core.run.cells import Cells
-from console.core.run.telemetry import Telemetry
-from console.core.run.events import (
-    Attached, Died, Event, Failed, Launching, Preflight, Ready, Startup, Stopped,
-)
-from console.core.launch.ports import free_port, port_in_use
-from console.core.run.state import ArmRecord, RuntimeState
-from console.core.fmt import utc_iso
+
 
 class Runtime(Telemetry, Cells):
     def __init__(
@@ -129,8 +138,9 @@ class Runtime(Telemetry, Cells):
         self.state.base_url = url
         self.state.profile_name = f"attached {url}"
         self._connect(url, self._api_key)
+        assert self.admin is not None and self.session is not None  # _connect made the client, start() the session
         try:
-            info = await self.admin.server_info()  # type: ignore[union-attr]
+            info = await self.admin.server_info()
         except AdminError as e:
             self.state.phase = "error"
             self.state.error = str(e)
@@ -138,14 +148,14 @@ class Runtime(Telemetry, Cells):
             raise
         self._have_server(info)
         await self._read_sim_info()
-        self.state.workers = await self.admin.workers() or []  # type: ignore[union-attr]
+        self.state.workers = await self.admin.workers() or []
         derived = profile_from_server_info(info, url)
-        path = self.session.dir / f"{derived.name}.toml"  # type: ignore[union-attr]
+        path = self.session.dir / f"{derived.name}.toml"
         path.write_text(profile_to_toml(derived))
         self.state.derived_profile = str(path)
         self.state.profile_name = f"{derived.name}" + (f" (gateway, {len(self.state.workers)} workers)"
                                                        if self.state.workers else "")
-        self.session.update_meta(attached=url, engine_version=info.version,  # type: ignore[union-attr]
+        self.session.update_meta(attached=url, engine_version=info.version,
                                  workers=self.state.workers, derived_profile=path.name)
         self.state.phase = "attached"
         self.state.ready_at = time.monotonic()
@@ -200,13 +210,14 @@ class Runtime(Telemetry, Cells):
             self.state.engine_pid = self.engine.pid
             self.nvml.own_pids = {self.engine.pid} if self.engine.pid else set()
             self._connect(prof.base_url, api_key)
+            assert self.admin is not None  # _connect made it
 
             def progress(p: StartupProgress) -> None:
                 self.state.startup = p
                 self.state.startup_elapsed_s = time.monotonic() - (self.state.startup_started or time.monotonic())
                 self._emit(Startup(p))
 
-            await self.engine.wait_ready(self.admin.ready, timeout_s=self.ready_timeout_s,  # type: ignore[union-attr]
+            await self.engine.wait_ready(self.admin.ready, timeout_s=self.ready_timeout_s,
                                          on_progress=progress, also=self.node_engines)
         except (EngineDied, EngineTimeout) as e:
             self.state.phase = "dead"
@@ -219,7 +230,7 @@ class Runtime(Telemetry, Cells):
             for ne in self.node_engines:
                 ne.stop(timeout_s=5)
             raise
-        info = await self.admin.server_info()  # type: ignore[union-attr]
+        info = await self.admin.server_info()
         self._have_server(info)
         await self._read_sim_info()
         self.state.phase = "ready"
@@ -235,7 +246,8 @@ class Runtime(Telemetry, Cells):
 
     async def _read_sim_info(self) -> None:
         if self.state.server is not None and self.state.server.simulated:
-            si = await self.admin.sim_info()  # type: ignore[union-attr]
+            assert self.admin is not None  # the server was read through it
+            si = await self.admin.sim_info()
             self.state.sim_info = si
             ts = si.get("time_scale") if si else None
             self.state.sim_time_scale = float(ts) if isinstance(ts, (int, float)) else None

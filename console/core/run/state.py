@@ -15,6 +15,7 @@ from console.core.measure.records import RequestRecord
 from console.core.run.monitor import LiveSnapshot
 from console.core.telemetry.nvml import GpuSnapshot
 
+
 @dataclass
 class CellProgress:
     label: str

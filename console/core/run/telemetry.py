@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import TYPE_CHECKING
 
 from console.core.engine.admin import AdminError
 from console.core.run.events import (
@@ -12,9 +13,33 @@ from console.core.run.events import (
 )
 from console.core.run.state import SPEC_TRAIL, SpecReading
 
+if TYPE_CHECKING:
+    from console.core.engine.admin import AdminClient
+    from console.core.engine.server_info import ServerInfo
+    from console.core.engine.stream import StreamClient
+    from console.core.launch.process import EngineProcess
+    from console.core.run.events import Event
+    from console.core.run.monitor import LiveMonitor
+    from console.core.run.state import RuntimeState
+    from console.core.telemetry.nvml import NvmlPoller
+
 
 class Telemetry:
     """Runtime's telemetry loop and engine watchdog."""
+
+    # set by Runtime.__init__ (this class is one of Runtime's parts)
+    state: RuntimeState
+    engine: EngineProcess | None
+    node_engines: list[EngineProcess]
+    admin: AdminClient | None
+    stream: StreamClient | None
+    monitor: LiveMonitor
+    nvml: NvmlPoller
+    _telemetry: asyncio.Task[None] | None
+
+    if TYPE_CHECKING:  # Runtime's own methods
+        def _emit(self, ev: Event) -> None: ...
+        def _have_server(self, info: ServerInfo) -> None: ...
 
     def _engines_alive(self) -> bool:
         return all(e.alive for e in [self.engine, *self.node_engines] if e is not None)
@@ -67,8 +92,9 @@ class Telemetry:
                             self.state.gpu = await asyncio.to_thread(self.nvml.sample)
                     if now - last_info >= (5.0 if busy else 15.0):
                         last_info = now
+                        assert self.admin is not None  # ready or attached: connected
                         try:
-                            self._have_server(await self.admin.server_info())  # type: ignore[union-attr]
+                            self._have_server(await self.admin.server_info())
                             self._note_spec_from_server_info()
                         except AdminError:
                             pass
@@ -84,8 +110,9 @@ class Telemetry:
         if srv is not None and not srv.enable_metrics:
             self.state.metrics_error = "server runs without --enable-metrics: live KV usage unavailable"
             return
+        assert self.admin is not None  # polled only when ready or attached
         try:
-            m = self.state.metrics = await self.admin.metrics()  # type: ignore[union-attr]
+            m = self.state.metrics = await self.admin.metrics()
             self.state.metrics_error = None
         except AdminError as e:
             self.state.metrics_error = str(e)

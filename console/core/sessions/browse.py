@@ -1,4 +1,5 @@
-"""Browsing recorded sessions (docs/architecture.md#sessions-on-disk): what is on disk, newest first, and comparisons between cells.
+"""Browsing recorded sessions (docs/architecture.md#sessions-on-disk): what is on disk, newest first, and comparisons
+between cells.
 
     list_sessions(root)        every session under `root`, newest first, with its cells (label, n, median tok/s,
                                τ, prompt set + SHA-256, complete) and its pairs' verdicts (pair.json, pair-2.json …);
@@ -16,15 +17,16 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, TypeGuard
 
 from console.core.arm import Arm
 from console.core.measure import stats
 from console.core.measure.forecast import Forecast, VerifyTax, choose_verify_tax, fit_verify_tax, forecast, given_tax
-from console.core.measure.pairs import Interval, PairStats, pair_stats
+from console.core.measure.pairs import PairStats, pair_stats
 from console.core.sessions.pairs import pair_files
 from console.core.sessions.store import load_rows
 
@@ -143,7 +145,7 @@ def _parse_utc(text: Any) -> datetime | None:
         return None
     for fmt in ("%Y%m%dT%H%M%SZ", "%Y-%m-%dT%H:%M:%SZ"):
         try:
-            return datetime.strptime(text, fmt).replace(tzinfo=timezone.utc)
+            return datetime.strptime(text, fmt).replace(tzinfo=UTC)
         except ValueError:
             continue
     return None
@@ -165,7 +167,7 @@ def arm_of(manifest: dict[str, Any] | None) -> Arm:
     m = manifest if isinstance(manifest, dict) else {}
     if isinstance(m.get("arm"), dict):
         return Arm.from_json(m["arm"])
-    spec = m.get("speculative") if isinstance(m.get("speculative"), dict) else {}
+    spec = m["speculative"] if isinstance(m.get("speculative"), dict) else {}
     return Arm.from_server_info({"speculative_algorithm": spec.get("algorithm"),
                                  "speculative_num_steps": spec.get("num_steps"),
                                  "speculative_eagle_topk": spec.get("topk"),
@@ -179,7 +181,7 @@ def spec_label(spec: dict[str, Any] | None) -> str:
     return arm_of({"speculative": spec}).short()
 
 
-def _spec_on(spec: Any) -> bool:
+def _spec_on(spec: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(spec, dict) and bool(spec.get("algorithm")) and str(spec.get("algorithm")).upper() != "NONE"
 
 
@@ -210,9 +212,9 @@ def read_cell(cell_dir: Path) -> CellEntry:
     e.label = str(m.get("label") or cell_dir.name)
     e.profile = m.get("profile")
     e.spec = arm_of(m).short() if m else "—"
-    ps = m.get("prompt_set") if isinstance(m.get("prompt_set"), dict) else {}
+    ps = m["prompt_set"] if isinstance(m.get("prompt_set"), dict) else {}
     e.prompt_set, e.prompt_sha256 = ps.get("name"), ps.get("sha256")
-    e.protocol = m.get("protocol") if isinstance(m.get("protocol"), dict) else None
+    e.protocol = m["protocol"] if isinstance(m.get("protocol"), dict) else None
     e.complete = m.get("complete") is True
     e.started, e.ended = _parse_utc(m.get("started_utc")), _parse_utc(m.get("ended_utc"))
     e.anchor = e.label == "anchor"
@@ -250,13 +252,13 @@ def read_pair(pair_path: Path) -> PairEntry:
     if not isinstance(doc, dict):
         e.problem = problem or f"{p.name} is not an object"
         return e
-    sp = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    sp = doc["spec"] if isinstance(doc.get("spec"), dict) else {}
     e.a, e.b, e.order = sp.get("a"), sp.get("b"), sp.get("order")
     e.interleaved = bool(sp.get("interleaved"))
     e.prompt_set = (sp.get("protocol") or {}).get("prompt_set") if isinstance(sp.get("protocol"), dict) else None
     e.verdict = doc.get("verdict")
-    st = doc.get("stats") if isinstance(doc.get("stats"), dict) else {}
-    eff = st.get("effect") if isinstance(st.get("effect"), dict) else {}
+    st = doc["stats"] if isinstance(doc.get("stats"), dict) else {}
+    eff = st["effect"] if isinstance(st.get("effect"), dict) else {}
     e.effect_pct, e.resolved, e.drift_flag = eff.get("point_pct"), bool(eff.get("resolved")), st.get("drift_flag")
     e.created = _parse_utc(doc.get("created_utc"))
     for leg in doc.get("legs") or []:
@@ -285,7 +287,7 @@ def _created(d: Path, meta: dict[str, Any]) -> datetime | None:
         t = _parse_utc(d.name.split("-", 1)[0])
     if t is None:
         try:
-            t = datetime.fromtimestamp(d.stat().st_mtime, tz=timezone.utc)
+            t = datetime.fromtimestamp(d.stat().st_mtime, tz=UTC)
         except OSError:
             return None
     return t
@@ -298,7 +300,7 @@ def read_session(d: Path) -> SessionSummary:
         meta = {}
     slug = meta.get("slug") or (d.name.split("-", 1)[1] if "-" in d.name else d.name)
     s = SessionSummary(dir=d, created=_created(d, meta), slug=str(slug), problem=problem if not meta else None)
-    node = meta.get("node") if isinstance(meta.get("node"), dict) else {}
+    node = meta["node"] if isinstance(meta.get("node"), dict) else {}
     s.hostname = node.get("hostname")
     s.engine_version = meta.get("engine_version") or node.get("engine_version")
     s.attached = meta.get("attached")
@@ -334,7 +336,7 @@ def list_sessions(root: Path) -> list[SessionSummary]:
         else:
             dirs += [x for x in sorted(d.iterdir()) if not x.name.startswith(".") and looks_like_session(x)]
     out = [read_session(d) for d in dirs]
-    epoch = datetime.fromtimestamp(0, tz=timezone.utc)
+    epoch = datetime.fromtimestamp(0, tz=UTC)
     out.sort(key=lambda s: (s.created or epoch, s.name), reverse=True)
     return out
 
@@ -387,8 +389,8 @@ def check_comparable(a_dir: Path, b_dir: Path) -> tuple[dict[str, Any], dict[str
     if a_dir.resolve() == b_dir.resolve():
         raise ValueError(f"cannot compare: A and B are the same cell ({a_dir.name})")
     ma, mb = _manifest(a_dir), _manifest(b_dir)
-    pa = ma.get("prompt_set") if isinstance(ma.get("prompt_set"), dict) else {}
-    pb = mb.get("prompt_set") if isinstance(mb.get("prompt_set"), dict) else {}
+    pa = ma["prompt_set"] if isinstance(ma.get("prompt_set"), dict) else {}
+    pb = mb["prompt_set"] if isinstance(mb.get("prompt_set"), dict) else {}
     ha, hb = pa.get("sha256"), pb.get("sha256")
     if not ha or not hb or ha != hb:
         raise ValueError(f"cannot compare: prompt sets differ — A {pa.get('name') or '?'} sha256 {_short(ha)} vs "
@@ -397,8 +399,8 @@ def check_comparable(a_dir: Path, b_dir: Path) -> tuple[dict[str, Any], dict[str
     if sa != sb:
         raise ValueError(f"cannot compare: A ran on the twin at time scale ×{sa:g}, B at ×{sb:g}; both read as the "
                          "modelled node, but the client's own overhead scales with S (compare cells of one scale)")
-    qa = ma.get("protocol") if isinstance(ma.get("protocol"), dict) else None
-    qb = mb.get("protocol") if isinstance(mb.get("protocol"), dict) else None
+    qa = ma["protocol"] if isinstance(ma.get("protocol"), dict) else None
+    qb = mb["protocol"] if isinstance(mb.get("protocol"), dict) else None
     if qa is None or qb is None:
         raise ValueError(f"cannot compare: {(a_dir if qa is None else b_dir).name} records no protocol "
                          f"(prompt set {pa.get('name')} sha256 {_short(ha)} on both)")
@@ -423,7 +425,7 @@ def compare_cells(a_dir: Path, b_dir: Path, seed: int = 0, *, a_name: str = "A",
     seeded bootstrap 95% CI of `pairs.bootstrap_ratio`, and the verdict. Refuses (ValueError, one line) unless
     the cells share the prompt-set SHA-256 and the protocol (`check_comparable`)."""
     ma, mb = check_comparable(a_dir, b_dir)
-    kw = {} if n_boot is None else {"n_boot": n_boot}
+    kw: dict[str, Any] = {} if n_boot is None else {"n_boot": n_boot}
     ps = pair_stats([load_rows(Path(a_dir))], [load_rows(Path(b_dir))], order="AB", seed=seed, a_name=a_name,
                     b_name=b_name, a_ndt=_ndt(ma), b_ndt=_ndt(mb), a_kv=ma.get("kv_capacity_tokens"),
                     b_kv=mb.get("kv_capacity_tokens"), usd_per_hour=ma.get("node_usd_per_hour"), **kw)
@@ -516,7 +518,8 @@ def cell_forecast(cell_dir: Path, depths: Sequence[int] | None = None, *, verify
                   tax_source: str | None = None, probed: VerifyTax | None = None) -> CellForecast:
     """Forecast other depths from a measured cell: the one forecast of the console. The verify tax follows
     `measure.forecast.choose_verify_tax`: `verify_tax_ms` when given (the CLI's --verify-tax-ms), else probed
-    (`probed`, else the session's verify-tax probe of this model and drafter: sessions.probes.session_probe), else fitted across the cell's session when resolved and positive, else the published 0.397 ms with the reason.
+    (`probed`, else the session's verify-tax probe of this model and drafter: sessions.probes.session_probe), else
+    fitted across the cell's session when resolved and positive, else the published 0.397 ms with the reason.
     ValueError (one line) when the cell cannot be forecast."""
     from console.core.sessions.report import cell_report
     cell_dir = Path(cell_dir)
@@ -548,7 +551,7 @@ def cell_forecast(cell_dir: Path, depths: Sequence[int] | None = None, *, verify
 
 
 def utc_now() -> datetime:
-    return datetime.fromtimestamp(time.time(), tz=timezone.utc)
+    return datetime.fromtimestamp(time.time(), tz=UTC)
 
 
 __all__ = ["CellEntry", "PairEntry", "SessionSummary", "list_sessions", "read_session", "read_cell", "read_pair",

@@ -1,5 +1,6 @@
-"""Pair artifacts (docs/measurement.md#cells-anchors-pairs): the format of pair.json and report.md in a session, written once
-when a pair finishes and recomputed from the legs' rows by `serving-console report` and the sessions browser."""
+"""Pair artifacts (docs/measurement.md#cells-anchors-pairs): the format of pair.json and report.md in a session,
+written once when a pair finishes and recomputed from the legs' rows by `serving-console report` and the sessions
+browser."""
 
 from __future__ import annotations
 
@@ -7,8 +8,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from console.core.fmt import num as _n
-from console.core.fmt import utc_iso
+from console.core.fmt import num as _n, utc_iso
 from console.core.measure.pairs import PairStats, pair_stats, speeds
 from console.core.measure.plots import histogram_lines, position_bars
 from console.core.sessions.report import time_scale_note
@@ -104,7 +104,8 @@ def pair_files(session_dir: Path) -> list[Path]:
     """The session's pair documents in recording order."""
     d = Path(session_dir)
     first = [d / "pair.json"] if (d / "pair.json").exists() else []
-    later = sorted(d.glob("pair-*.json"), key=lambda p: int(p.stem.split("-", 1)[1]) if p.stem.split("-", 1)[1].isdigit() else 0)
+    later = sorted(d.glob("pair-*.json"),
+                   key=lambda p: int(p.stem.split("-", 1)[1]) if p.stem.split("-", 1)[1].isdigit() else 0)
     return first + later
 
 
@@ -146,7 +147,8 @@ def report_markdown(doc: dict[str, Any], ps: PairStats, cmp: dict | None, base: 
         ("τ (pooled)", _n(a.tau, ".2f"), _n(b.tau, ".2f")),
         ("implied step", _n(a.implied_step_ms, ".2f", " ms"), _n(b.implied_step_ms, ".2f", " ms")),
         ("KV capacity", _n(a.kv_capacity_tokens, ",", " tokens"), _n(b.kv_capacity_tokens, ",", " tokens")),
-        ("KV capacity tax vs no-spec", _n(a.kv_capacity_tax * 100 if a.kv_capacity_tax is not None else None, ".1f", "%"),
+        ("KV capacity tax vs no-spec",
+         _n(a.kv_capacity_tax * 100 if a.kv_capacity_tax is not None else None, ".1f", "%"),
          _n(b.kv_capacity_tax * 100 if b.kv_capacity_tax is not None else None, ".1f", "%")),
         ("$/M output tokens", _n(a.usd_per_m_tokens, ".2f"), _n(b.usd_per_m_tokens, ".2f")),
     ]

@@ -21,15 +21,16 @@ import platform
 import re
 import socket
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from console import __version__
 from console.core import places
-from console.core.redaction import redact_mapping
-from console.core.measure.records import RequestRecord
 from console.core.fmt import utc_stamp
+from console.core.measure.records import RequestRecord
+from console.core.redaction import redact_mapping
 
 SESSION_SCHEMA = 1
 
@@ -180,7 +181,7 @@ class Session:
         return self.dir / "session.json"
 
     @classmethod
-    def create(cls, root: Path, slug: str, fingerprint: dict[str, Any]) -> "Session":
+    def create(cls, root: Path, slug: str, fingerprint: dict[str, Any]) -> Session:
         d = new_folder(root, f"{utc_stamp()}-{slugify(slug)}")
         s = cls(d)
         write_json(s.meta_path, {"schema": SESSION_SCHEMA, "created_utc": utc_stamp(), "slug": slug,

@@ -11,8 +11,9 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 try:  # nvidia-ml-py is a dependency, but keep the import failure readable
     import pynvml as _nvml
@@ -122,9 +123,11 @@ class NvmlPoller:
         except Exception as e:
             name = type(e).__name__
             text = str(e) or name
-            if "Driver Not Loaded" in text or "Library Not Found" in text or "NotFound" in name or "DRIVER" in text.upper():
+            if ("Driver Not Loaded" in text or "Library Not Found" in text or "NotFound" in name
+                    or "DRIVER" in text.upper()):
                 self._state = "no_driver"
-                self._message = f"no NVIDIA driver on {socket.gethostname()} ({text}); showing the engine's own memory figures"
+                self._message = (f"no NVIDIA driver on {socket.gethostname()} ({text}); showing the engine's own "
+                                 "memory figures")
             else:
                 self._state = "error"
                 self._message = f"NVML init failed: {text}"

@@ -111,7 +111,8 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-# Input-token windows by set name (docs/measurement.md#cells-anchors-pairs: cells accept 9,900–10,400 input tokens for the 10k sets).
+# Input-token windows by set name (docs/measurement.md#cells-anchors-pairs: cells accept 9,900–10,400 input tokens for
+# the 10k sets).
 WINDOWS: dict[str, tuple[int, int]] = {}
 
 
@@ -162,7 +163,7 @@ def load_set(name: str, directory: Path | None = None, verify: bool = True) -> P
             raise PromptSetError(f"{path}:{i}: prompt {p.id} does not match its sha256; the file was edited")
         prompts.append(p)
     window = tuple(meta["window"]) if isinstance(meta.get("window"), list) else WINDOWS.get(name)
-    return PromptSet(name=name, path=path, sha256=digest, prompts=prompts, window=window)  # type: ignore[arg-type]
+    return PromptSet(name=name, path=path, sha256=digest, prompts=prompts, window=window)
 
 
 def write_set(directory: Path, name: str, prompts: list[dict[str, Any]], window: tuple[int, int] | None = None) -> Path:
@@ -217,7 +218,8 @@ def verify_all(directory: Path | None = None) -> list[PromptSet]:
     on_disk = {p.name for p in d.glob("*.jsonl")}
     unpinned = sorted(on_disk - set(sums))
     if unpinned:
-        raise PromptSetError(f"{d / unpinned[0]}: not pinned in {d / SUMS}; pin it with `serving-console prompts build`")
+        raise PromptSetError(f"{d / unpinned[0]}: not pinned in {d / SUMS}; pin it with "
+                             "`serving-console prompts build`")
     missing = sorted(set(sums) - on_disk)
     if missing:
         raise PromptSetError(f"{d / missing[0]}: pinned in {SUMS} but missing; restore it (git checkout)")

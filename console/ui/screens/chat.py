@@ -18,9 +18,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import weakref
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Coroutine
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -56,7 +57,7 @@ class ChatTurnFinished(Message, bubble=False):
 
 # --- the screen ----------------------------------------------------------------------------------
 
-_RUNTIME_SESSIONS: "weakref.WeakKeyDictionary[Any, ChatSession]" = weakref.WeakKeyDictionary()
+_RUNTIME_SESSIONS: weakref.WeakKeyDictionary[Any, ChatSession] = weakref.WeakKeyDictionary()
 
 
 class ChatScreen(Screen[None]):
@@ -102,7 +103,7 @@ class ChatScreen(Screen[None]):
         self._future: concurrent.futures.Future | None = None
 
     @classmethod
-    def for_runtime(cls, runtime: Any, submit: Submit, **session_kw: Any) -> "ChatScreen":
+    def for_runtime(cls, runtime: Any, submit: Submit, **session_kw: Any) -> ChatScreen:
         """The chat on the runtime's current server. The conversation is kept for the runtime while the arm
         (URL, model, speculative configuration) stays the same, so closing and reopening the screen resumes it."""
 
@@ -148,7 +149,7 @@ class ChatScreen(Screen[None]):
     def _refresh_titles(self) -> None:
         if self.n_columns != 2:
             return
-        for col, i in zip(self.columns(), range(2)):
+        for col, i in zip(self.columns(), range(2), strict=False):
             title = col.query(".col-title")
             if title:
                 title.first(Static).update(Text(self._column_title(i) or "", no_wrap=True, overflow="ellipsis"))
@@ -159,7 +160,7 @@ class ChatScreen(Screen[None]):
     async def on_mount(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._resolve_sessions()
-        for col, s in zip(self.columns(), self.sessions):
+        for col, s in zip(self.columns(), self.sessions, strict=False):
             for turn in list(s.history):
                 await col.add_finished(turn)
         self._refresh_status()

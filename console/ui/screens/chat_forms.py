@@ -122,7 +122,8 @@ class BothArmsScreen(FormModal):
                 yield Label("B API key env var")
                 yield Input("", id="api_key_env", compact=True, placeholder="optional, e.g. SGLANG_API_KEY_B")
                 yield Label("B temperature")
-                yield Input("", id="temperature", compact=True, placeholder=f"blank: same as A ({self.a_temperature:g})")
+                yield Input("", id="temperature", compact=True,
+                            placeholder=f"blank: same as A ({self.a_temperature:g})")
             yield Static("", id="both-error", classes="form-error")
             with Horizontal(id="both-buttons", classes="form-buttons"):
                 yield Button("cancel", id="cancel", compact=True)

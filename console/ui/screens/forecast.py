@@ -8,8 +8,8 @@ comes from; the per-position acceptance curve, measured positions solid, extrapo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from rich.console import Group
 from rich.table import Table

@@ -4,8 +4,9 @@ left (escape) while the pair goes on."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from rich.console import Group
 from rich.table import Table
@@ -25,8 +26,8 @@ from console.core.sessions.report import time_scale_note
 from console.core.workload.prompts import list_sets
 from console.ui.widgets.footer import ConsoleFooter
 
-FLIP_CHOICES = (("A with depth +1", "depth+"), ("A with depth −1", "depth-"), ("A with the next drafter family", "family"),
-                ("A with the next KV dtype", "kv"))
+FLIP_CHOICES = (("A with depth +1", "depth+"), ("A with depth −1", "depth-"),
+                ("A with the next drafter family", "family"), ("A with the next KV dtype", "kv"))
 
 
 @dataclass
@@ -74,7 +75,8 @@ def result_card(res: PairResult) -> Group:
     ts = time_scale_note(res.doc.get("sim_time_scale"), {"A": ps.a.median_tok_s, "B": ps.b.median_tok_s})
     if ts:
         parts.append(Text(ts, style="yellow"))
-    parts.append(Text(f"report: {res.report_path or res.dir / 'report.md'}  ·  recompute: serving-console report {res.dir}",
+    parts.append(Text(f"report: {res.report_path or res.dir / 'report.md'}  ·  recompute: "
+                      f"serving-console report {res.dir}",
                       style="dim"))
     return Group(*parts)
 

@@ -22,9 +22,11 @@ def probe_body(plan: ProbePlan, last_startup_s: float | None) -> Group:
                       f"one stream, {p.max_tokens} output tokens; its cell goes into the session's probe folder"))
     cost = f"{len(plan.legs) + 1} relaunches (the legs, then this arm again, re-anchored)"
     if last_startup_s:
-        cost += f", ~{(len(plan.legs) + 1) * last_startup_s:.0f} s of startup at the last launch's {last_startup_s:.1f} s"
+        cost += (f", ~{(len(plan.legs) + 1) * last_startup_s:.0f} s of startup at the last launch's "
+                 f"{last_startup_s:.1f} s")
     lines.append(Text(cost, style="yellow"))
-    lines.append(Text("the session's forecasts then use the probed tax (source 'probed', with its 95% CI)", style="dim"))
+    lines.append(Text("the session's forecasts then use the probed tax (source 'probed', with its 95% CI)",
+                      style="dim"))
     return Group(*lines)
 
 

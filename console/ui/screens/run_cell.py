@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -86,13 +87,14 @@ class RunCellScreen(ModalScreen[CellProtocol | None]):
 
     def read(self) -> CellProtocol:
         """The protocol the form describes; raises ValueError with one line naming the field."""
-        kw = {}
+        kw: dict[str, Any] = {}
         for fid, label, attr, parse in FIELDS:
             raw = self.query_one(f"#{fid}", Input).value.strip()
             try:
                 kw[attr] = parse(raw)
             except ValueError:
-                raise ValueError(f"{label}: {raw!r} is not a {'number' if parse is float else 'whole number'}") from None
+                raise ValueError(f"{label}: {raw!r} is not a "
+                                 f"{'number' if parse is float else 'whole number'}") from None
         proto = replace(self.initial, prompt_set=str(self.query_one("#prompt_set", Select).value),
                         endpoint=str(self.query_one("#endpoint", Select).value),
                         ignore_eos=self.query_one("#ignore_eos", Checkbox).value,

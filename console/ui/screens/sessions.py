@@ -17,10 +17,11 @@ injectable clock so snapshots do not depend on the wall clock.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -182,7 +183,7 @@ class ReportScreen(Screen[None]):
             text = self._load()
         except Exception as e:
             text = f"**Could not build the report:** {type(e).__name__}: {e}"
-        self.app.call_from_thread(self._show, text)
+        self.app.call_from_thread(self._show, text)  # type: ignore[arg-type]  # mypy cannot solve textual's `T | Awaitable[T]` for a coroutine
 
     async def _show(self, text: str) -> None:
         if not self.is_attached:  # closed while the worker read the disk
@@ -310,7 +311,8 @@ class SessionsScreen(Screen[None]):
         self.tz = tz
         self.seed = seed
         self.sessions: list[SessionSummary] = []
-        self.entries: dict[str, tuple[str, SessionSummary, object]] = {}
+        self.entries: dict[str, tuple[str, SessionSummary, Any]] = {}
+        """row key -> (kind, session, the row's SessionSummary / PairEntry / CellEntry, as kind says)"""
         self.collapsed: set[str] = set()
         self.marks: list[str] = []
         """Row keys of marked cells, A first."""
@@ -417,7 +419,7 @@ class SessionsScreen(Screen[None]):
     def _add_cell(self, table: DataTable, s: SessionSummary, c: CellEntry, legs: list[str]) -> None:
         key = f"c:{s.name}/{c.name}"
         self.entries[key] = ("cell", s, c)
-        mark = ""
+        mark: str | Text = ""
         if key in self.marks:
             mark = Text("AB"[self.marks.index(key)], style="bold reverse")
         what = Text("  " + _clip(c.label, 22), style="dim" if c.anchor else "")
@@ -443,7 +445,7 @@ class SessionsScreen(Screen[None]):
         except Exception:
             return None
 
-    def current(self) -> tuple[str, SessionSummary, object] | None:
+    def current(self) -> tuple[str, SessionSummary, Any] | None:
         k = self._cursor_key()
         return self.entries.get(k) if k else None
 
@@ -454,7 +456,7 @@ class SessionsScreen(Screen[None]):
         cur = self.current()
         self.query_one("#detail", Static).update(self._detail(cur) if cur else "")
 
-    def _detail(self, cur: tuple[str, SessionSummary, object]) -> Text:
+    def _detail(self, cur: tuple[str, SessionSummary, Any]) -> Text:
         kind, s, obj = cur
         t = Text()
         now = self._now()
@@ -470,7 +472,7 @@ class SessionsScreen(Screen[None]):
                 t.append(f"\n{s.problem}", style="red")
             t.append("\nenter folds · p jumps to the next pair", style="dim")
         elif kind == "pair":
-            p: PairEntry = obj  # type: ignore[assignment]
+            p: PairEntry = obj
             t.append(f"pair {p.a} (A) vs {p.b} (B)", style="bold")
             t.append(f" · {p.path.name}")
             t.append(f" · order {p.order}{' interleaved' if p.interleaved else ''} · set {p.prompt_set}")
@@ -480,7 +482,7 @@ class SessionsScreen(Screen[None]):
             t.append("\nlegs " + ", ".join(f"{leg} = {cell}" for leg, cell in p.legs), style="dim")
             t.append(f"\nenter: {report_path_of(p.path).name} recomputed from the legs' rows", style="dim")
         else:
-            c: CellEntry = obj  # type: ignore[assignment]
+            c: CellEntry = obj
             t.append(f"{c.label}", style="bold")
             t.append(f" · {c.spec} · {c.profile or '?'} · {c.name}")
             proto = c.protocol or {}
@@ -508,7 +510,7 @@ class SessionsScreen(Screen[None]):
         for i, k in enumerate(self.marks):
             e = self.entries.get(k)
             if e:
-                c: CellEntry = e[2]  # type: ignore[assignment]
+                c: CellEntry = e[2]
                 t.append(f"{'AB'[i]} ", style="bold reverse")
                 t.append(f" {c.label} ({c.spec}, {set_tag(c.prompt_set, c.prompt_sha256)})  ")
         t.append("c compares" if len(self.marks) == 2 else "mark one more cell", style="dim")
@@ -522,17 +524,18 @@ class SessionsScreen(Screen[None]):
         e = self.entries.get(key or "")
         if e is None:
             return
+        assert key is not None  # no row key is ""
         kind, s, obj = e
         if kind == "session":
             self.collapsed ^= {key}
             self._show(self.sessions)
         elif kind == "cell":
-            c: CellEntry = obj  # type: ignore[assignment]
+            c: CellEntry = obj
             tz = self.tz
             self.app.push_screen(ReportScreen(f"cell {c.label} · recomputed from rows.jsonl · {s.name}/{c.name}",
                                               lambda: cell_markdown(c.dir, tz)))
         else:
-            p: PairEntry = obj  # type: ignore[assignment]
+            p: PairEntry = obj
             title = f"pair report · recomputed from the legs' rows · {s.name}/{p.path.name}"
             self.app.push_screen(ReportScreen(title, lambda: pair_markdown(p.path)))
 
@@ -542,6 +545,7 @@ class SessionsScreen(Screen[None]):
         if e is None or e[0] != "cell":
             self.notify("space marks cells (not sessions or pairs)", severity="warning")
             return
+        assert k is not None  # no row key is ""
         if k in self.marks:
             self.marks.remove(k)
         else:
@@ -563,7 +567,7 @@ class SessionsScreen(Screen[None]):
             self.notify("mark two cells first (space on a cell: A, then B)", severity="warning")
             return
         a, b = (self.entries[k] for k in self.marks)
-        self._compare(Marked(a[2], a[1]), Marked(b[2], b[1]))  # type: ignore[arg-type]
+        self._compare(Marked(a[2], a[1]), Marked(b[2], b[1]))
 
     @work(thread=True, exclusive=True, group="compare")
     def _compare(self, a: Marked, b: Marked) -> None:
@@ -633,6 +637,7 @@ class SessionsScreen(Screen[None]):
         if error:
             self.notify(error, title="no HTML report", severity="error", timeout=12)
         else:
+            assert path is not None  # written: no error
             size = path.stat().st_size / 1024
             self.notify(f"{path}\n{kind} · {plots} plots · {size:.0f} KiB · opens offline", title="HTML report written",
                         timeout=12)
@@ -644,5 +649,5 @@ class SessionsScreen(Screen[None]):
             self.notify("f forecasts from a cell: highlight one", severity="warning")
             return
         from console.ui.screens.forecast import ForecastScreen
-        c: CellEntry = cur[2]  # type: ignore[assignment]
+        c: CellEntry = cur[2]
         self.app.push_screen(ForecastScreen(c.dir))

@@ -1,8 +1,9 @@
-"""Sweep: choose a campaign plan (campaigns/*.toml along the profile search path, core/places.py), read its plan and estimate (or the one line per
-problem that `serving-console sweep` prints for a plan that cannot run), start it, watch each cell's progress, ETA
-and forecast against measurement, and at the end the routing table. The campaign runs in a thread of its own with
-its own event loop and engines (`core/campaign/run.py`, one Runtime per node), so the dashboard's server and its
-telemetry go on; the figures come from `core/campaign/analysis.py`, the same as `sweep --json` and `report DIR`."""
+"""Sweep: choose a campaign plan (campaigns/*.toml along the profile search path, core/places.py), read its plan and
+estimate (or the one line per problem that `serving-console sweep` prints for a plan that cannot run), start it,
+watch each cell's progress, ETA and forecast against measurement, and at the end the routing table. The campaign
+runs in a thread of its own with its own event loop and engines (`core/campaign/run.py`, one Runtime per node), so
+the dashboard's server and its telemetry go on; the figures come from `core/campaign/analysis.py`, the same as
+`sweep --json` and `report DIR`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import work
@@ -67,6 +68,7 @@ def progress_table(p: SweepProgress, width: int) -> Group:
     t.add_column("Δ fc", justify="right", no_wrap=True)
     for k in p.order:
         c = p.cells[k]
+        row: list[RenderableType]
         row = [Text(k if wide else f"{c.arm.removeprefix('k26-')}/{c.prompt_set}/c{c.concurrency}"),
                Text(c.status, style=STATUS_STYLE.get(c.status, "")), f"{c.done}/{c.n}",
                fmt_duration(c.eta_s(r)) if c.status in ("running", "pending") else ""]
@@ -184,7 +186,8 @@ class SweepScreen(Screen[None]):
             self.lines = list(problems)
             body.update(Text("\n".join(self.lines), style="bold red"))
         else:
-            self.lines = plan_lines(plan, est, sim=self.sim)  # type: ignore[arg-type]
+            assert plan is not None and est is not None  # no problems: _load passed both
+            self.lines = plan_lines(plan, est, sim=self.sim)
             body.update(Group(Text("\n".join(self.lines)),
                               Text("ctrl+r starts the campaign (its own engines; the dashboard's server goes on)",
                                    style="dim")))

@@ -101,6 +101,7 @@ class ChatColumn(Vertical):
         self.pending.clear()
         self.streaming = True
         await self.transcript.mount_all(self._turn_widgets(user))
+        assert self.live is not None  # _turn_widgets made it
         self.live.show_live("waiting for the first token…")
         self.transcript.anchor()  # a new question: follow its answer
 

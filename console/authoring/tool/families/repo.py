@@ -78,10 +78,10 @@ def fam_repo(rng: random.Random, variant: int) -> Scenario:
     ]
     steps: list[Step] = []
     out = ["============================= test session starts ==============================",
-           f"platform linux -- Python 3.12.4, pytest-8.3.2, pluggy-1.5.0", f"rootdir: /workspace/{repo}",
-           "configfile: pyproject.toml", "plugins: anyio-4.4.0, cov-5.0.0", f"collected {rng.randrange(180, 420)} items",
-           ""]
-    for j in range(rng.randrange(14, 24)):
+           "platform linux -- Python 3.12.4, pytest-8.3.2, pluggy-1.5.0", f"rootdir: /workspace/{repo}",
+           "configfile: pyproject.toml", "plugins: anyio-4.4.0, cov-5.0.0",
+           f"collected {rng.randrange(180, 420)} items", ""]
+    for _j in range(rng.randrange(14, 24)):
         r2, m2 = pick(rng, RESOURCES)
         err = pick(rng, [f"AttributeError: '{m2}Out' object has no attribute 'dict'",
                          "pydantic.errors.PydanticUserError: `const` is removed, use `Literal` instead",
@@ -111,7 +111,6 @@ def fam_repo(rng: random.Random, variant: int) -> Scenario:
                       len(files), lambda k, f=files: {"entries": f[:k]}))
     for q in range(16):
         r2, m2 = RESOURCES[q % len(RESOURCES)]
-        snip = PY_SNIPPETS[q % len(PY_SNIPPETS)]
         path = f"src/app/{pick(rng, ['api', 'schemas', 'services'])}/{r2}.py"
         start = rng.randrange(10, 180)
         lines = []
@@ -127,10 +126,10 @@ def fam_repo(rng: random.Random, variant: int) -> Scenario:
         else:
             pat, lit = pick(rng, [(r"\.dict\(", ".dict("), ("BaseSettings", "BaseSettings"), ("page: int", "page"),
                                   (r"Depends\(get_db\)", "Depends(get_db)"), ("model_validate", "model_validate"),
-                                  (r"offset\(", "offset("), (r"\.limit\(", ".limit("), ("raise_for_status", "raise_for"),
-                                  (r"status_code == \d+", "status_code")])
+                                  (r"offset\(", "offset("), (r"\.limit\(", ".limit("),
+                                  ("raise_for_status", "raise_for"), (r"status_code == \d+", "status_code")])
             hits = []
-            for rep in range(rng.randrange(3, 7)):
+            for _rep in range(rng.randrange(3, 7)):
                 r3 = pick(rng, RESOURCES)
                 for sn in PY_SNIPPETS:
                     for ln in sn:

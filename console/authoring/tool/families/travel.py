@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from datetime import timedelta
+from typing import Any
 
 from console.authoring.gen_fit import pick
 from console.authoring.tool.pools import CITIES, LAST, ORGS, _domain, _email, _hex, _iso, _person, _start
@@ -52,7 +53,8 @@ def fam_travel(rng: random.Random, variant: int) -> Scenario:
                                                    ("meal", pick(rng, ["vegetarian", "none", "halal"])),
                                                    ("loyalty", f"{pick(rng, ['Miles&More', 'Flying Blue', 'Avios'])} "
                                                                f"{rng.randrange(10 ** 8, 10 ** 9)}"),
-                                                   ("passport_expiry", f"{rng.randrange(2027, 2034)}-0{rng.randrange(1, 9)}-15"),
+                                                   ("passport_expiry",
+                                                    f"{rng.randrange(2027, 2034)}-0{rng.randrange(1, 9)}-15"),
                                                    ("hotel_chain", pick(rng, ["any", "Marriott", "Accor", "Hilton"]))]]
     steps.append(Step("Loading the traveler's preferences first.", "get_traveler_profile", {"traveler_id": tid},
                       len(prefs), lambda k, p=prefs: {"traveler_id": tid, "name": trav, "home_airport": home[1],
@@ -64,6 +66,7 @@ def fam_travel(rng: random.Random, variant: int) -> Scenario:
         offers = []
         for _ in range(rng.randrange(6, 11)):
             dep = date + timedelta(hours=rng.randrange(6, 21), minutes=rng.choice([0, 15, 30, 45]))
+            segs: list[dict[str, Any]]
             segs, t = [], dep
             for _st in range(rng.randrange(1, 3)):
                 dur = timedelta(minutes=rng.randrange(70, 600))
@@ -94,7 +97,8 @@ def fam_travel(rng: random.Random, variant: int) -> Scenario:
                "rate_eur": round(rng.uniform(110, 420), 2), "rating": round(rng.uniform(3.4, 4.9), 1),
                "free_cancellation": rng.random() < 0.6} for _ in range(rng.randrange(10, 16))]
     steps.insert(3, Step(f"Looking for hotels near the venue in {dest[0]}.", "search_hotels",
-                         {"city": dest[0], "check_in": str(d0.date()), "check_out": str((d0 + timedelta(days=3)).date()),
+                         {"city": dest[0], "check_in": str(d0.date()),
+                          "check_out": str((d0 + timedelta(days=3)).date()),
                           "near": "conference centre", "max_rate_eur": 260}, len(hotels),
                          lambda k, h=hotels: {"hotels": h[:k]}))
     fc = [{"date": str((d0 + timedelta(days=j)).date()), "high_c": rng.randrange(4, 31), "low_c": rng.randrange(-3, 18),
