@@ -1,4 +1,4 @@
-"""Figures under a time-scaled twin are the modelled node's (issue #12 item 4): the same cell at ×1 and ×8 reads
+"""Figures under a time-scaled twin are the modelled node's (issue #12 item 4): the same cell at ×1 and ×4 reads
 the same tok/s, TTFT and $/M in `bench --json` and in the progress lines; the client clock's figures sit under
 `wall_clock` only."""
 
@@ -17,6 +17,7 @@ from console.core.launch.ports import free_port
 
 pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
+SCALE = 4
 
 
 def bench(tmp: Path, scale: float) -> tuple[dict, str]:
@@ -35,21 +36,23 @@ def bench(tmp: Path, scale: float) -> tuple[dict, str]:
 
 
 def test_a_time_scaled_twin_reports_the_modelled_nodes_figures(tmp_path):
+    # ×4, not more: the client's wall-clock delays on a loaded machine (scheduling, loopback HTTP) do not shrink
+    # with the scale, so at a high scale they inflate the modelled figures (a CPU hog made ×8 read 15%+ apart)
     real, _ = bench(tmp_path, 1)
-    fast, progress = bench(tmp_path, 8)
+    fast, progress = bench(tmp_path, SCALE)
     assert "wall_clock" not in real
-    assert fast["sim_time_scale"] == 8
-    # the same modelled node: the same figures within the twin's run-to-run variation, not 8× apart
+    assert fast["sim_time_scale"] == SCALE
+    # the same modelled node: the same figures within the twin's run-to-run variation, not 4× apart
     assert fast["median_tok_s"] == pytest.approx(real["median_tok_s"], rel=0.15), (fast, real)
-    # TTFT is converted too (not the client clock's ÷8). It reads high under ×8: the client's own few ms per request
-    # (loopback HTTP, a loaded machine) are scaled ×8 like everything else, beside a ~20 ms modelled prefill
+    # TTFT is converted too (not the client clock's ÷S). It reads high under ×S: the client's own few ms per request
+    # (loopback HTTP, a loaded machine) are scaled ×S like everything else, beside a ~20 ms modelled prefill
     assert fast["ttft_median_s"] >= 0.7 * real["ttft_median_s"], (fast, real)
-    assert fast["wall_clock"]["ttft_median_s"] == pytest.approx(fast["ttft_median_s"] / 8)
+    assert fast["wall_clock"]["ttft_median_s"] == pytest.approx(fast["ttft_median_s"] / SCALE)
     assert fast["usd_per_m_tokens"] == pytest.approx(real["usd_per_m_tokens"], rel=0.15)
     assert fast["implied_step_ms"] == pytest.approx(real["implied_step_ms"], rel=0.15)
     # the client clock's own rate, named as such
-    assert fast["wall_clock"]["time_scale"] == 8
-    assert fast["wall_clock"]["median_tok_s"] == pytest.approx(8 * fast["median_tok_s"])
+    assert fast["wall_clock"]["time_scale"] == SCALE
+    assert fast["wall_clock"]["median_tok_s"] == pytest.approx(SCALE * fast["median_tok_s"])
     # progress lines print modelled rates too
     rates = [float(x) for x in re.findall(r"health-\S+\s+([\d.]+) tok/s", progress)]
     assert len(rates) == 4, progress[-2000:]
