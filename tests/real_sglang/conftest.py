@@ -40,6 +40,10 @@ SERVER_FLAGS = ["--device", "cpu", "--attention-backend", "torch_native", "--mem
                 "--max-total-tokens", "8192"]
 READY_TIMEOUT_S = float(os.environ.get("SERVING_CONSOLE_REAL_SGLANG_READY_S", "240"))
 
+#: the stand-in ops' reference tests need torch, which only the real-sglang env has: the console's interpreter never
+#: collects them; test_standin_ops.py runs them under the env's interpreter (standin_ops/README.md)
+collect_ignore = ["standin_ops"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "real_sglang: against a real SGLang 0.5.23 CPU server built by "
