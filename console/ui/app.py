@@ -519,7 +519,8 @@ class ConsoleApp(App[int]):
             ("Stop cell", "after the requests in flight", self.action_stop_cell),
             ("Flip: draft depth +1", "relaunch with one more draft step", lambda: self.action_flip("depth+")),
             ("Flip: draft depth −1", "relaunch with one draft step less", lambda: self.action_flip("depth-")),
-            ("Flip: drafter family", "none → EAGLE-3 → DFLASH", lambda: self.action_flip("family")),
+            ("Flip: drafter family", "none → the families this model's profiles run",
+             lambda: self.action_flip("family")),
             ("Flip: KV-cache dtype", "auto ↔ fp8_e4m3", lambda: self.action_flip("kv")),
             ("Record a pair…", "same-session A/B with a verdict", self.action_pair),
             ("Probe the verify tax…", "dummy draft weights at several verify widths: ms per verified token with "

