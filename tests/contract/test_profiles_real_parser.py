@@ -41,6 +41,7 @@ EXPECTED = {
 CPU_HOME = "~/.cache/serving-console/real-sglang"
 CPU_EXPECTED = {
     "cpu-smollm2-nospec": ("none", None, None, None, None),
+    "cpu-smollm2-ngram": ("ngram", None, None, None, 4),
     "cpu-smollm2-standalone-d2": ("standalone", CPU_HOME + "/drafter-q4", 2, 1, 3),
     "cpu-smollm2-standalone-d3": ("standalone", CPU_HOME + "/drafter-q4", 3, 1, 4),
     "cpu-smollm2-standalone-d4": ("standalone", CPU_HOME + "/drafter-q4", 4, 1, 5),

@@ -72,12 +72,14 @@ def test_family_cycle_visits_the_families_this_models_profiles_run(tmp_path, d6)
     assert flips.flip_family(f.after, tmp_path).after.drafter == d6.drafter
     with pytest.raises(flips.FlipError, match="no profile in .* runs moonshotai/Kimi-K2.6 with a drafter; add one"):
         flips.flip_family(f.after, tmp_path / "nothing-here")
-    # the CPU lane's model: none → STANDALONE (its sibling's 4-bit drafter) → none
+    # the CPU lane's model: none → STANDALONE (its sibling's 4-bit drafter) → NGRAM → none
     cpu = REPO / "console" / "shipped" / "profiles"
     nospec = load_profile(cpu / "cpu-smollm2-nospec.toml")
-    assert flips.family_cycle(nospec) == ["none", "standalone"]
+    assert flips.family_cycle(nospec) == ["none", "standalone", "ngram"]
     g = flips.flip_family(nospec)
     assert g.after.drafter.family == "standalone" and g.after.name.startswith("cpu-smollm2-standalone-d")
+    h = flips.flip_family(g.after)
+    assert h.after.name == "cpu-smollm2-ngram" and flips.flip_family(h.after).after.name == "cpu-smollm2-nospec"
 
 
 def test_kv_cycle(d6):
