@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import torch
 
+from sgl_kernel._inject import injectable
+
 _LIB = torch.library.Library("sgl_kernel", "DEF")
 
 
@@ -71,6 +73,7 @@ def _window(allowed: torch.Tensor, q_pos: torch.Tensor, k_pos: torch.Tensor, win
     return allowed
 
 
+@injectable
 def decode_attention_cpu(query, k_cache, v_cache, key_scale, value_scale, output, key, value, loc, attn_logits,
                          req_to_token, req_pool_indices, seq_lens, sm_scale, logit_cap, is_cross_attn,
                          sliding_window_size, encoder_lens, sinks):
@@ -114,6 +117,7 @@ def _tree_rows(tree_mask: torch.Tensor, ext: list[int], seq: list[int]) -> list[
     return out
 
 
+@injectable
 def extend_attention_cpu(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, key_scale, value_scale,
                          req_to_token, req_pool_indices, seq_lens, extend_seq_lens, extend_start_loc, max_len_extend,
                          sm_scale, logit_cap, is_cross_attn, sliding_window_size, encoder_lens, sinks, tree_mask,

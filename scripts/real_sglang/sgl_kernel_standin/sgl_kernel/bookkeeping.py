@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import torch
 
+from sgl_kernel._inject import injectable
+
 
 def _check(cond: bool, what: str) -> None:
     if not cond:
@@ -24,6 +26,7 @@ def _runs(start: torch.Tensor, end: torch.Tensor) -> list[tuple[int, int, int]]:
     return out
 
 
+@injectable
 def assign_req_to_token_pool_cpu(req_pool_indices, req_to_token, start_offset, end_offset, out_cache_loc,
                                  pool_len=None):
     """req_to_token[req_pool_indices[i], start[i]:end[i]] = the i-th run of out_cache_loc (runs packed in order)."""
@@ -35,6 +38,7 @@ def assign_req_to_token_pool_cpu(req_pool_indices, req_to_token, start_offset, e
             req_to_token[r, s:e] = out_cache_loc[off:off + e - s].to(torch.int32)
 
 
+@injectable
 def assign_extend_cache_locs_cpu(req_pool_indices, req_to_token, start_offset, end_offset, out_cache_loc, pool_len):
     """The inverse gather: out_cache_loc's i-th run = req_to_token[req_pool_indices[i], start[i]:end[i]] (int64)."""
     _check(req_to_token.dtype == torch.int32, "assign_extend_cache_locs_cpu: req_to_token must be int32")
@@ -45,6 +49,7 @@ def assign_extend_cache_locs_cpu(req_pool_indices, req_to_token, start_offset, e
             out_cache_loc[off:off + e - s] = req_to_token[r, s:e].to(torch.int64)
 
 
+@injectable
 def assign_draft_cache_locs_contiguous_cpu(req_pool_indices, req_to_token, seq_lens, out_cache_loc, pool_len, topk,
                                            num_steps):
     """The draft slots the allocator reserved: out_cache_loc[i*topk*steps : (i+1)*topk*steps] =
@@ -58,6 +63,7 @@ def assign_draft_cache_locs_contiguous_cpu(req_pool_indices, req_to_token, seq_l
         out_cache_loc[i * n:(i + 1) * n] = req_to_token[r, s:s + n].to(torch.int64)
 
 
+@injectable
 def build_draft_decode_metadata_cpu(req_to_token, req_pool_indices, seq_lens, topk, num_steps, pool_len):
     """A req_to_token for multi-step draft decode: row b*topk + k holds request b's committed prefix, then
     candidate k's draft slots (laid out at seq_len + k*num_steps). Only the first seq_len + num_steps entries of a
@@ -75,6 +81,7 @@ def build_draft_decode_metadata_cpu(req_to_token, req_pool_indices, seq_lens, to
     return out
 
 
+@injectable
 def fill_bonus_tokens_cpu(accept_tokens, accept_lens, bonus_tokens, accept_stride):
     """bonus_tokens[i] = the last accepted token of request i: accept_tokens.flat[stride*i + accept_lens[i] - 1]."""
     for t, name in ((accept_tokens, "accept_tokens"), (accept_lens, "accept_lens"), (bonus_tokens, "bonus_tokens")):
@@ -85,6 +92,7 @@ def fill_bonus_tokens_cpu(accept_tokens, accept_lens, bonus_tokens, accept_strid
     bonus_tokens[:len(lens)] = flat[idx]
 
 
+@injectable
 def fill_accept_out_cache_loc_cpu(accept_index, out_cache_loc, accept_out_cache_loc, size=None):
     """Compact the accepted tokens' KV slots: accept_out_cache_loc[k] = out_cache_loc[j_k] for the accepted flat
     indices j_0 < j_1 < … of accept_index (rejected entries are -1), in order."""
@@ -98,6 +106,7 @@ def fill_accept_out_cache_loc_cpu(accept_index, out_cache_loc, accept_out_cache_
     accept_out_cache_loc[:src.numel()] = out_cache_loc[src]
 
 
+@injectable
 def rotate_input_ids_cpu(input_ids, extend_start_loc, extend_seq_lens, topk_index, select_index=None):
     """Each request's extend segment shifted left by one token, the new draft token written at its end (or at
     select_index[i] when given); in place."""

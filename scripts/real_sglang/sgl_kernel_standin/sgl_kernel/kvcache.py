@@ -13,7 +13,10 @@ import ctypes
 
 import torch
 
+from sgl_kernel._inject import injectable
 
+
+@injectable
 def copy_all_layer_kv_cache_cpu(data_ptrs, strides, tgt_loc, src_loc):
     if tgt_loc.numel() != src_loc.numel():
         raise RuntimeError("sgl_kernel stand-in: copy_all_layer_kv_cache_cpu: tgt_loc and src_loc differ in length")

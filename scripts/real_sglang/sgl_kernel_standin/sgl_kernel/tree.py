@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import torch
 
+from sgl_kernel._inject import injectable
+
 FULL_MASK, QLEN_ONLY, QLEN_ONLY_BITPACKING = 0, 1, 2
 
 
@@ -27,6 +29,7 @@ def _position_of(sel: list[int], token: int) -> int:
     return len(sel)
 
 
+@injectable
 def build_tree_kernel_efficient_cpu(parent_list, selected_index, verified_seq_len, tree_mask, positions,
                                     retrive_index, retrive_next_token, retrive_next_sibling, topk, depth,
                                     draft_token_num, tree_mask_mode):
@@ -96,6 +99,7 @@ def build_tree_kernel_efficient_cpu(parent_list, selected_index, verified_seq_le
             pos[off + tid] = depth_of + sl
 
 
+@injectable
 def verify_tree_greedy_cpu(predicts, accept_index, accept_token_num, candidates, retrive_index, retrive_next_token,
                            retrive_next_sibling, target_predict):
     """Greedy verification: from the root, repeatedly step to the first child whose draft token equals the target
@@ -137,6 +141,7 @@ def verify_tree_greedy_cpu(predicts, accept_index, accept_token_num, candidates,
         pred[last] = target[last]
 
 
+@injectable
 def reconstruct_indices_from_tree_mask(tree_mask, verified_seq_len, positions, retrive_index, retrive_next_token,
                                        retrive_next_sibling, batch_size, draft_token_num):
     """A tree read back from its QLEN mask ([bs, n, n] flat; mask[b, i, j] marks j an ancestor of i, j < i):
