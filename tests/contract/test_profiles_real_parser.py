@@ -108,6 +108,7 @@ def test_cpu_lane_profile_contents(name):
     assert p.env == {"SGLANG_USE_CPU_ENGINE": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     assert p.extra_args[:4] == ("--device", "cpu", "--attention-backend", "intel_amx")
     assert (p.anchor_n, p.anchor_max_tokens, p.node_usd_per_hour) == (2, 32, None) and not p.is_sim
+    assert p.input_window is False  # SmolLM2 counts the o200k-windowed prompt sets otherwise
 
 
 def test_reference_arm_argv_is_unchanged(capsys, monkeypatch):

@@ -62,6 +62,10 @@ class Profile:
     nnodes: int = 1
     trust_remote_code: bool = False
     context_length: int | None = None
+    input_window: bool = True
+    """Gate rows on the prompt sets' input-token windows (counted in o200k, the reference deployment's tokenizer,
+    docs/measurement.md). False for a model whose tokenizer counts the same prompts differently (the CPU lane's
+    SmolLM2 reads a 400-600-token short prompt as ~690): its cells then record every row's input tokens ungated."""
     drafter: Drafter = field(default_factory=Drafter)
     kv_cache_dtype: str = "auto"
     mem_fraction_static: float | None = None
@@ -276,7 +280,7 @@ def profile_to_toml(p: Profile) -> str:
         ("engine", {"python": p.engine_python, "template": list(p.template) or None, "hosts": list(p.hosts) or None}),
         ("model", {"path": p.model_path, "tp": p.tp, "dp": p.dp, "nnodes": p.nnodes,
                    "trust_remote_code": p.trust_remote_code, "context_length": p.context_length,
-                   "dist_init_addr": p.dist_init_addr}),
+                   "dist_init_addr": p.dist_init_addr, "input_window": None if p.input_window else False}),
         ("drafter", {"family": p.drafter.family, "model": p.drafter.model, "steps": p.drafter.steps,
                      "topk": p.drafter.topk, "draft_tokens": p.drafter.draft_tokens}),
         ("kv", {"dtype": p.kv_cache_dtype, "mem_fraction_static": p.mem_fraction_static}),
@@ -312,7 +316,7 @@ _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], str]]] = {
     "engine": {"python": (str, "engine_python"), "template": (list, "template"), "hosts": (list, "hosts")},
     "model": {"path": (str, "model_path"), "tp": (int, "tp"), "dp": (int, "dp"), "nnodes": (int, "nnodes"),
               "trust_remote_code": (bool, "trust_remote_code"), "context_length": (int, "context_length"),
-              "dist_init_addr": (str, "dist_init_addr")},
+              "dist_init_addr": (str, "dist_init_addr"), "input_window": (bool, "input_window")},
     "drafter": {"family": (str, "family"), "model": (str, "model"), "steps": (int, "steps"), "topk": (int, "topk"),
                 "draft_tokens": (int, "draft_tokens")},
     "kv": {"dtype": (str, "kv_cache_dtype"), "mem_fraction_static": ((float, int), "mem_fraction_static")},

@@ -53,6 +53,14 @@ class Cells:
         def _report_death(self) -> None: ...
         def request_steps(self, rec: Any) -> list[int]: ...
 
+    def prompt_set(self, name: str):
+        """A pinned set as this arm's cells use it: without its input-token window when the profile says the
+        served model's tokenizer is not the one the window is counted in (`[model] input_window = false`)."""
+        pset = load_set(name)
+        if self.profile is not None and not self.profile.input_window and pset.window is not None:
+            pset = replace(pset, window=None)
+        return pset
+
     def _cell_manifest(self, proto: CellProtocol, pset, label: str) -> dict[str, Any]:
         info = self.state.server
         return {
@@ -68,7 +76,8 @@ class Cells:
             "arm": info.arm.to_json() if info is not None else None,
             "kv_capacity_tokens": info.max_total_num_tokens if info else None,
             "kv_cache_dtype": info.kv_cache_dtype if info else None,
-            "prompt_set": {"name": pset.name, "sha256": pset.sha256, "count": len(pset), "window": pset.window},
+            "prompt_set": {"name": pset.name, "sha256": pset.sha256, "count": len(pset), "window": pset.window,
+                           "window_gated": self.profile.input_window if self.profile is not None else True},
             "protocol": asdict(proto),
             "node_usd_per_hour": self.profile.node_usd_per_hour if self.profile else None,
             "simulated": self.state.simulated,
@@ -88,7 +97,7 @@ class Cells:
         if self.state.cell is not None and self.state.cell.running:
             raise RuntimeError("a cell is already running; wait for it or stop it")
         assert self.session is not None and self.stream is not None and self.admin is not None
-        pset = load_set(proto.prompt_set)
+        pset = self.prompt_set(proto.prompt_set)
         info = self.state.server
         done_rows: list[RequestRecord] = []
         if resume_dir is not None:

@@ -22,7 +22,6 @@ from console.core.redaction import redact_argv
 from console.core.run.cell import CellProtocol, Leg as CellLeg, run_legs
 from console.core.run.runtime import Runtime
 from console.core.sessions.pairs import Leg, write_pair
-from console.core.workload.prompts import load_set
 
 
 @dataclass
@@ -141,7 +140,7 @@ async def _run_interleaved(rt: Runtime, spec: PairSpec, say) -> list[Leg]:
     assert rt.session is not None and rt.stream is not None and rt.admin is not None
     pa = spec.protocol
     pb = spec.b_protocol or spec.protocol
-    sa, sb = load_set(pa.prompt_set), load_set(pb.prompt_set)
+    sa, sb = rt.prompt_set(pa.prompt_set), rt.prompt_set(pb.prompt_set)
     if not rt.state.arms or rt.state.arms[-1].anchor_median_tok_s is None:
         say("anchor")
         await rt.run_anchor()

@@ -286,7 +286,7 @@ async def run_probe(rt, plan: ProbePlan, say: Callable[[str], None] = lambda s: 
     its cell into the probe directory, fit, write probe.json. `restore`: relaunch this profile afterwards (and
     anchor it), as the dashboard does to give the operator their arm back."""
     assert rt.session is not None
-    pset = load_set(plan.protocol.prompt_set)
+    pset = rt.prompt_set(plan.protocol.prompt_set)
     pdir = new_probe_dir(rt.session.dir, "verify-tax")
     doc: dict[str, Any] = {
         "schema": PROBE_SCHEMA, "kind": "verify-tax", "started_utc": utc_iso(), "complete": False,
