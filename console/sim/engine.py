@@ -571,6 +571,7 @@ class Engine:
         self._log_prefill(plan, new_tok, cached_tok, running_before)
 
     def _commit_decode(self, plan: StepPlan) -> None:
+        self._check_tree_width(plan)
         now = self.clock
         generated = 0
         correct: list[int] = []
@@ -597,6 +598,19 @@ class Engine:
             self.decode_moments[i] += v
         if self.decode_ct % self.decode_log_interval == 0:
             self._log_decode(plan)
+
+    def _check_tree_width(self, plan: StepPlan) -> None:
+        """SGLang 0.5.23's EAGLE v2 worker (EAGLE, EAGLE3, STANDALONE) moves a tree's accepted path to the front of
+        each request's verify block (`eagle_worker_common._compact_accept_to_front`): with topk > 1 and fewer verify
+        tokens than steps + 1 that copy fails at the first verify and the scheduler dies (seen on the real CPU
+        server: steps 3, topk 2, 2 draft tokens). The twin dies the same way."""
+        c = self.cfg
+        if (c.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and c.spec_topk > 1
+                and c.spec_draft_tokens < c.spec_steps + 1 and plan.reqs):
+            bs, nd, s1 = len(plan.reqs), c.spec_draft_tokens, c.spec_steps + 1
+            raise RuntimeError(f"The expanded size of the tensor ({nd}) must match the existing size ({s1}) at "
+                               f"non-singleton dimension 1.  Target sizes: [{bs}, {nd}].  Tensor sizes: "
+                               f"[{s1 if bs == 1 else f'{bs}, {s1}'}]")
 
     def _verify(self, r: SimRequest, k_active: int | None = None) -> int:
         """One verify step for `r`: draw the accepted prefix, record it, append accepted + bonus tokens.

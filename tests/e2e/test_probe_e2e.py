@@ -27,7 +27,7 @@ def _model(*spec: str) -> StepTimeModel:
     return StepTimeModel(resolve_server_args(ns, sim, argv, DEP), DEP)
 
 
-def _configured(context: float, widths=(2, 8, 16), depths=(2, 10)) -> tuple[float, float]:
+def _configured(context: float, widths=(7, 11, 19), depths=(2, 10)) -> tuple[float, float]:
     """The twin's nominal costs at batch 1 and this context, as the probe's line would see them: the least-squares
     slope of step time against the verify width at steps 6 · topk 4 over `widths`, and against the chain depth over
     `depths`."""
@@ -57,7 +57,7 @@ def test_probe_recovers_the_twins_verify_cost_and_the_forecast_uses_it(tmp_path)
     assert p.returncode == 0, p.stderr[-3000:]
     doc = json.loads(p.stdout)["probe"]
     assert doc["complete"] and [(leg["kind"], leg["width"]) for leg in doc["legs"]] == [
-        ("verify", 2), ("verify", 8), ("verify", 16), ("chain", 3), ("chain", 11)]
+        ("verify", 7), ("verify", 11), ("verify", 19), ("chain", 3), ("chain", 11)]
     assert all(leg["dummy_weights"] and leg["tau"] == pytest.approx(1.0, abs=0.01) for leg in doc["legs"])
     assert doc["anchor"]["median_tok_s"] > 0 and doc["anchor"]["profile"] == "k26-eagle3-d6-triton"
     d = Path(doc["dir"])

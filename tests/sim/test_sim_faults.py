@@ -442,3 +442,25 @@ def test_slow_start(tmp_module, plain_twin):
         assert httpx.get(twin.url + "/sim/info").json()["faults"][0]["kind"] == "slow-start"
     finally:
         stop_twin(twin)
+
+
+@pytest.mark.e2e
+def test_a_tree_narrower_than_its_path_kills_the_scheduler_at_the_first_verify(tmp_module):
+    """SGLang 0.5.23's EAGLE worker dies at the first verify of a topk > 1 tree with fewer draft tokens than steps + 1
+    (`_compact_accept_to_front`; seen on the real CPU speculative server, docs/real-sglang.md), which its own warm-up
+    request reaches before it is ready: the twin too, with the same exception line, instead of serving an arm real
+    SGLang cannot."""
+    argv = MODEL + ["--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path",
+                    "lightseekorg/kimi-k2.6-eagle3", "--speculative-num-steps", "3", "--speculative-eagle-topk", "2",
+                    "--speculative-num-draft-tokens", "2", "--attention-backend", "triton",
+                    "--mem-fraction-static", "0.96", "--sim-seed", "5"]
+    twin = start_twin(argv + FAST, tmp_module, ready=False)
+    try:
+        assert twin.proc.wait(timeout=30) == -9
+    finally:
+        stop_twin(twin)
+    assert "The server is fired up and ready to roll!" not in twin.log()
+    line = first_error_line(_log(twin))
+    assert line is not None and line.startswith(
+        "RuntimeError: The expanded size of the tensor (2) must match the existing size (4) at non-singleton "
+        "dimension 1.  Target sizes: [1, 2].  Tensor sizes: [4]"), line

@@ -58,6 +58,9 @@ def test_clean_profiles_pass_without_errors_or_warnings(d):
 @pytest.mark.parametrize("p,field,needle", [
     # topk = 1 => draft tokens = steps + 1
     (prof(replace(EAGLE, draft_tokens=6)), "drafter.draft_tokens", "steps + 1 = 7"),
+    # topk > 1 => draft tokens ≥ steps + 1 (the real CPU server's scheduler died at the first verify of 3 · 2 · 2)
+    (prof(replace(EAGLE, steps=3, topk=2, draft_tokens=2)), "drafter.draft_tokens",
+     "draft tokens = 2 < steps + 1 = 4 with topk = 2: sglang's EAGLE worker moves the accepted path"),
     # steps unset => topk and draft tokens unset
     (prof(replace(EAGLE, steps=None, draft_tokens=4)), "drafter.steps",
      "sglang asserts steps, topk and draft tokens are all set or all unset"),

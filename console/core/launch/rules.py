@@ -181,6 +181,19 @@ def _topk1_draft_tokens(c: RuleContext) -> Iterator[tuple[str, str]]:
                   f"a log warning); set {fix}")
 
 
+def _tree_narrower_than_its_path(c: RuleContext) -> Iterator[tuple[str, str]]:
+    """topk > 1 with draft tokens < steps + 1: the v2 worker's compaction of the accepted path into the first steps + 1
+    verify slots fails at the first verify (found on the real CPU speculative server, docs/real-sglang.md)."""
+    if c.algorithm not in EAGLE_FAMILY or c.v("speculative_adaptive", False):
+        return
+    steps, topk, dt = c.v("speculative_num_steps"), c.v("speculative_eagle_topk"), c.v("speculative_num_draft_tokens")
+    if steps is not None and topk is not None and dt is not None and topk > 1 and dt < steps + 1:
+        yield c.field("speculative_num_draft_tokens"), (
+            f"draft tokens = {dt} < steps + 1 = {steps + 1} with topk = {topk}: sglang's EAGLE worker moves the "
+            f"accepted path (up to steps + 1 tokens) to the front of the verify block and its scheduler dies at the "
+            f"first verify (eagle_worker_common._compact_accept_to_front); use draft tokens ≥ {steps + 1}")
+
+
 def _steps_unset(c: RuleContext) -> Iterator[tuple[str, str]]:
     if c.algorithm not in EAGLE_FAMILY or c.v("speculative_adaptive", False):
         return
@@ -460,6 +473,9 @@ def _cuda_graph_config_wins(c: RuleContext) -> Iterator[tuple[str, str]]:
 RULES: list[Rule] = [
     Rule("topk1-draft-tokens", ALL, "error",
          "EAGLE family, topk = 1: draft tokens must be steps + 1 (sglang silently overrides it)", _topk1_draft_tokens),
+    Rule("tree-narrower-than-path", VersionRange(since="0.5.23"), "error",
+         "EAGLE family, topk > 1: draft tokens ≥ steps + 1 (the v2 worker's scheduler dies at the first verify)",
+         _tree_narrower_than_its_path),
     Rule("steps-unset", ALL, "error",
          "EAGLE family: steps unset => topk and draft tokens unset (sglang asserts)", _steps_unset),
     Rule("trtllm-mha-topk", ALL, "error", "trtllm_mha attention backend requires topk = 1", _trtllm_mha_topk),

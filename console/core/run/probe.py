@@ -131,11 +131,12 @@ def _leg_profile(p: Profile, kind: str, steps: int, topk: int, width: int) -> Pr
 
 
 def DEFAULT_WIDTHS(k0: int) -> tuple[int, ...]:
-    """The tree legs' verify widths around a chain of depth k0 (width k0 + 1): wide apart, because each leg is its
-    own launch and a launch draw moves a leg's whole median (a wider span divides its effect on the slope), yet
-    within the batch-1 regime where each verified token still brings new experts (the slope over 2–16 is within 2%
-    of the local one at width 7 on the twin)."""
-    return (max(2, k0 - 4), k0 + 2, k0 + 10)
+    """The tree legs' verify widths from a chain of depth k0's width k0 + 1 up: never narrower (SGLang 0.5.23's EAGLE
+    worker dies at the first verify of a tree with fewer than steps + 1 draft tokens, found on the real CPU server;
+    rules.py `tree-narrower-than-path`), wide apart, because each leg is its own launch and a launch draw moves a leg's
+    whole median (a wider span divides its effect on the slope), yet within the batch-1 regime where each verified
+    token still brings new experts."""
+    return (k0 + 1, k0 + 5, k0 + 13)
 
 
 TREE_PAGE_BACKENDS = ("flashinfer", "fa3", "triton")
@@ -198,11 +199,11 @@ def plan_probe(p: Profile, *, prompts: str = DEFAULT_PROMPTS, widths: list[int] 
                                f"forces num_draft_tokens = steps + 1, so the width cannot move alone)")
         cap = max_tree_width(k0, t)
         ws = sorted(set(widths)) if widths else sorted({w for w in DEFAULT_WIDTHS(k0) if w <= cap})
-        bad = [w for w in ws if w < 2 or w > cap]
+        bad = [w for w in ws if w < k0 + 1 or w > cap]
         if bad:
             raise ProbeRefused(f"probe verify-tax: --widths {','.join(map(str, bad))}: a tree of steps {k0} and topk "
-                               f"{t} verifies 2..{cap} tokens (1 + topk + (steps − 1)·topk²); "
-                               "pick widths in that range")
+                               f"{t} verifies {k0 + 1}..{cap} tokens (at least steps + 1: sglang's EAGLE worker dies "
+                               f"below it; at most 1 + topk + (steps − 1)·topk²); pick widths in that range")
         if len(ws) < 2:
             raise ProbeRefused(f"probe verify-tax: --widths: give two or more different widths (got {ws})")
         legs = [ProbeLeg("verify", k0, t, w, _leg_profile(p, "verify", k0, t, w)) for w in ws]
