@@ -28,14 +28,14 @@ def cpu_profiles(d: Path) -> Path:
 
 
 def spec_flags(name: str = SPEC) -> list[str]:
-    """The speculative flags of a shipped CPU profile, as its dry run prints them (drafter, backend)."""
+    """The speculative flags of a shipped CPU profile, as its dry run prints them (drafter, backend, dtype)."""
     from console.core.launch.profile import load_profile
     prof = load_profile(SHIPPED / f"{name}.toml")
     flags = prof.server_flags()
     out, i = [], 0
     while i < len(flags):
         f = flags[i]
-        if f.startswith("--speculative") or f == "--attention-backend":
+        if f.startswith("--speculative") or f in ("--attention-backend", "--dtype"):
             out += [f, flags[i + 1].replace(DEFAULT_HOME, str(HOME)).replace("~", str(Path.home()))]
             i += 2
         else:

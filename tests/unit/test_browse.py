@@ -310,3 +310,26 @@ def test_pair_json_written_by_the_builder_has_relative_legs(tmp_path):
     doc = read_json(p["new"] / "pair.json")
     assert [leg["cell_dir"] for leg in doc["legs"]] == [p["a1"].name, p["b1"].name]
     assert "sk-SECRET" not in json.dumps(read_json(p["new"] / "session.json"))
+
+
+def test_the_published_tax_prices_only_the_model_it_was_measured_on(tmp_path):
+    """The real CPU server's verify tax is ~42 ms/token (probe, docs/real-sglang.md): the reference node's 0.397 ms
+    would price its depths 100x too cheap, so another model gets no forecast until its tax is probed or fitted."""
+    import json
+
+    import pytest
+
+    from console.core.sessions.browse import cell_forecast
+    p = build_sessions(tmp_path)
+    cell = p["a1"]
+    m = json.loads((cell / "manifest.json").read_text())
+    assert cell_forecast(cell).forecast.tax.source == "published"  # no model recorded: as before
+    m.setdefault("server_args", {})["model_path"] = "moonshotai/Kimi-K2.6"
+    (cell / "manifest.json").write_text(json.dumps(m))
+    assert cell_forecast(cell).forecast.tax.source == "published"
+    m["server_args"]["model_path"] = "/root/.cache/serving-console/real-sglang/model"
+    (cell / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(ValueError, match=r"the verify tax of /root/.*/model on this node is unknown: the published "
+                                         r"0.397 ms/token is moonshotai/Kimi-K2.6 on 4×B200; run the verify-tax probe"):
+        cell_forecast(cell)
+    assert cell_forecast(cell, verify_tax_ms=42.0).forecast.tax.source == "given"

@@ -17,7 +17,9 @@ forecast always shows its source and uncertainty:
 2. fitted: the slope of per-request implied step time against verified tokens per step, across ≥ 2 widths on the
    same prompt set in this session, used only when its bootstrap 95% CI excludes zero (a non-physical or
    unresolved fit — two noisy anchors of different launches, say — is never used);
-3. published: the report's 0.397 ms, labelled as such, with the reason the fit was not used.
+3. published: the report's 0.397 ms, labelled as such, with the reason the fit was not used — only for the model
+   it was measured on (Kimi-K2.6, `REFERENCE_MODEL`); any other model gets no forecast until its tax is probed or
+   fitted (the real CPU server's tax is ~42 ms/token: the published figure would price its depths 100× too cheap).
 
 Every forecast carries what it was computed from, so it can be checked after the arm runs (`compare`).
 """
@@ -34,6 +36,17 @@ from console.core.measure import stats
 REPORT_VERIFY_TAX_MS = 0.397
 """Verify cost per extra drafted token, chain drafting, measured in the seed report
 (docs/reference-deployment.md §3)."""
+
+REFERENCE_MODEL = "moonshotai/Kimi-K2.6"
+"""The model the published tax was measured on (on 4×B200, TP 4)."""
+
+
+def published_applies(model_path: str | None) -> bool:
+    """Whether the published tax describes this model (the reference model, or its twin; an unknown model: yes, as
+    before any model was recorded)."""
+    if not model_path:
+        return True
+    return model_path.removeprefix("sim:").rstrip("/").lower() == REFERENCE_MODEL.lower()
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,9 @@ async def _run_legs(rt: Runtime, spec: PairSpec, say) -> tuple[list[Leg], dict |
             anchor_dir = rt.state.cells_done[-1].cell_dir
         if arm == "B" and count["B"] == 1 and fc_doc is None:
             fc_doc = _forecast_b(spec, legs)
-            if fc_doc is not None:
+            if fc_doc is not None and "refused" in fc_doc:
+                say(f"no forecast for B (depth {fc_doc['depth']}): {fc_doc['refused']}")
+            elif fc_doc is not None:
                 say(f"forecast for B (depth {fc_doc['depth']}): {fc_doc['tok_s']:.1f} tok/s, τ {fc_doc['tau']:.2f}"
                     f" — written before B runs")
         say(f"leg {arm}{count[arm]}: measuring {spec.protocol.n} × {spec.protocol.prompt_set}")
@@ -124,8 +126,8 @@ def _forecast_b(spec: PairSpec, legs: list[Leg]) -> dict | None:
         return None
     try:
         fc = cell_forecast(Path(first_a.cell_dir), [b.depth]).forecast
-    except ValueError:
-        return None
+    except ValueError as e:  # no forecast, and why (e.g. no verify tax known for this model): said in the report
+        return {"depth": b.depth, "refused": str(e)}
     pt = fc.at(b.depth)
     if pt is None:
         return None

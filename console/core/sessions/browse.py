@@ -25,7 +25,17 @@ from typing import Any, TypeGuard
 
 from console.core.arm import Arm
 from console.core.measure import stats
-from console.core.measure.forecast import Forecast, VerifyTax, choose_verify_tax, fit_verify_tax, forecast, given_tax
+from console.core.measure.forecast import (
+    REFERENCE_MODEL,
+    REPORT_VERIFY_TAX_MS,
+    Forecast,
+    VerifyTax,
+    choose_verify_tax,
+    fit_verify_tax,
+    forecast,
+    given_tax,
+    published_applies,
+)
 from console.core.measure.pairs import PairStats, pair_stats
 from console.core.sessions.pairs import pair_files
 from console.core.sessions.store import load_rows
@@ -542,7 +552,16 @@ def cell_forecast(cell_dir: Path, depths: Sequence[int] | None = None, *, verify
         if probed is None:
             m, _ = _read(cell_dir / "manifest.json")
             probed = session_probe(cell_dir, arm_of(m).to_json())
-        tax = choose_verify_tax(probed, session_tax(cell_dir))
+        fitted = session_tax(cell_dir)
+        tax = choose_verify_tax(probed, fitted)
+        mf, _ = _read(cell_dir / "manifest.json")
+        sa = mf.get("server_args") if isinstance(mf, dict) else None
+        model = sa.get("model_path") if isinstance(sa, dict) else None
+        if tax.source == "published" and not published_applies(model):
+            why = f" ({fitted[1]})" if fitted[1] else ""
+            raise ValueError(f"{cell_dir.name}: the verify tax of {model} on this node is unknown: the published "
+                             f"{REPORT_VERIFY_TAX_MS} ms/token is {REFERENCE_MODEL} on 4×B200; run the verify-tax "
+                             f"probe (v, or `probe verify-tax`) or measure a second depth in this session{why}")
     fc = forecast(r["per_position_acceptance"], depth, r["median_tok_s"], r["tau"],
                   list(depths) if depths else default_depths(fam, depth), tax=tax, cell_dir=str(cell_dir),
                   family=fam)

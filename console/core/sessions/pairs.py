@@ -51,7 +51,7 @@ def compute(doc: dict[str, Any], base: Path) -> tuple[PairStats, dict | None]:
         b_anchors=[(leg.anchor_median_tok_s, leg.anchor_pct) for leg in legs if leg.arm == "B"])
     cmp = None
     fc = doc.get("forecast")
-    if fc and ps.b.median_tok_s:
+    if fc and "refused" not in fc and ps.b.median_tok_s:
         err = 100.0 * (fc["tok_s"] / ps.b.median_tok_s - 1.0)
         cmp = {"depth": fc["depth"], "predicted_tok_s": fc["tok_s"], "measured_tok_s": ps.b.median_tok_s,
                "error_pct": err, "predicted_tau": fc["tau"], "measured_tau": ps.b.tau}
@@ -167,6 +167,10 @@ def report_markdown(doc: dict[str, Any], ps: PairStats, cmp: dict | None, base: 
         lines.append(f"Drift (A last leg vs A first leg): {ps.drift.text()}")
     if ps.drift_flag:
         lines.append(f"**Drift flag:** {ps.drift_flag}")
+    refused = (doc.get("forecast") or {}).get("refused")
+    if refused:
+        lines += ["", "## Forecast vs measured", "", f"No forecast of depth {doc['forecast']['depth']} before B ran: "
+                  f"{refused}."]
     if cmp:
         lines += ["", "## Forecast vs measured", "",
                   f"Depth {cmp['depth']}: predicted {cmp['predicted_tok_s']:.1f} tok/s (τ {cmp['predicted_tau']:.2f}) "
