@@ -16,8 +16,7 @@ from tests.differential.allowlist import ALLOWED
 from tests.differential.wire import GEN, Probe, compare, send
 from tests.real_sglang.conftest import ENV_PY, HOME, INFO, MODEL, how_to_build, stop_server
 from tests.real_sglang.spec import spec_flags, start_spec_server
-from tests.sim.twin_process import FAST, start_twin, stop_twin
-from tests.sim.twin_process import MODEL as TWIN_MODEL
+from tests.sim.twin_process import FAST, MODEL as TWIN_MODEL, start_twin, stop_twin
 
 pytestmark = pytest.mark.real_sglang
 CHAT, COMPL = "/v1/chat/completions", "/v1/completions"
