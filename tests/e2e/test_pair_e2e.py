@@ -40,6 +40,11 @@ def test_pair_d6_vs_d7_headless_and_report_recomputes(tmp_path):
     assert fvm["depth"] == 7 and fvm["predicted_tok_s"] > 0
     d = Path(out["dir"])
     doc = json.loads((d / "pair.json").read_text())
+    # written before B is launched: only depth 6 is measured then, so no tax is fitted in the session (B's anchor
+    # would have given the fit a depth-7 point: the forecast would partly restate B) and the published tax prices it
+    assert doc["forecast"]["tax_source"].startswith("published"), doc["forecast"]
+    err = p.stderr
+    assert 0 <= err.find("forecast for B (depth 7)") < err.find("leg B1: launching"), err[-2000:]
     assert [leg["arm"] for leg in doc["legs"]] == ["A", "B", "A"]
     md = (d / "report.md").read_text()
     assert md.startswith("# Pair: k26-eagle3-d6 (A) vs k26-eagle3-d7 (B)")

@@ -80,6 +80,15 @@ async def _run_legs(rt: Runtime, spec: PairSpec, say) -> tuple[list[Leg], dict |
     for arm in order:
         count[arm] += 1
         prof = profiles[arm]
+        if arm == "B" and count["B"] == 1 and fc_doc is None:
+            # before B's launch: the forecast reads only what A measured (B's anchor, a depth-B measurement, would
+            # otherwise enter the session's fitted tax and the forecast would partly restate B)
+            fc_doc = _forecast_b(spec, legs)
+            if fc_doc is not None and "refused" in fc_doc:
+                say(f"no forecast for B (depth {fc_doc['depth']}): {fc_doc['refused']}")
+            elif fc_doc is not None:
+                say(f"forecast for B (depth {fc_doc['depth']}): {fc_doc['tok_s']:.1f} tok/s, τ {fc_doc['tau']:.2f}"
+                    f" — written before B is launched")
         if running != arm:
             say(f"leg {arm}{count[arm]}: launching {prof.name}")
             if running is None and rt.state.phase not in ("ready",):
@@ -93,13 +102,6 @@ async def _run_legs(rt: Runtime, spec: PairSpec, say) -> tuple[list[Leg], dict |
             await rt.run_anchor()
             anchored.add((arm, arm_idx))
             anchor_dir = rt.state.cells_done[-1].cell_dir
-        if arm == "B" and count["B"] == 1 and fc_doc is None:
-            fc_doc = _forecast_b(spec, legs)
-            if fc_doc is not None and "refused" in fc_doc:
-                say(f"no forecast for B (depth {fc_doc['depth']}): {fc_doc['refused']}")
-            elif fc_doc is not None:
-                say(f"forecast for B (depth {fc_doc['depth']}): {fc_doc['tok_s']:.1f} tok/s, τ {fc_doc['tau']:.2f}"
-                    f" — written before B runs")
         say(f"leg {arm}{count[arm]}: measuring {spec.protocol.n} × {spec.protocol.prompt_set}")
         await rt.run_cell(spec.protocol, label=f"{arm}{count[arm]}-{spec.protocol.prompt_set}")
         cell = rt.state.cells_done[-1]
@@ -115,7 +117,7 @@ async def _run_legs(rt: Runtime, spec: PairSpec, say) -> tuple[list[Leg], dict |
 
 def _forecast_b(spec: PairSpec, legs: list[Leg]) -> dict | None:
     """Forecast of B from the first A leg, when B is A at another depth (same family, KV dtype, model): the one
-    forecast (sessions.browse.cell_forecast), written before B runs."""
+    forecast (sessions.browse.cell_forecast), written before B is launched: it reads A's measurements only."""
     from console.core.sessions.browse import cell_forecast
     a, b = spec.a.arm, spec.b.arm
     if not (a.speculative and a.family == b.family and a.kv_dtype == b.kv_dtype and a.draft_model == b.draft_model
