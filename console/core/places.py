@@ -124,3 +124,20 @@ def names(places: list[Place], suffix: str) -> list[str]:
 
 def searched_text(places: list[Place]) -> str:
     return ", ".join(p.text() for p in places)
+
+
+def not_found(kind: str, ref: str, places: list[Place], suffix: str, path_hint: bool = True) -> str:
+    """The one line for a name found nowhere: every place searched and every name known."""
+    hint = f" (a path to a {suffix} file works too)" if path_hint else ""
+    return (f"{kind} {ref!r} not found; searched {searched_text(places)}; known: "
+            f"{', '.join(names(places, suffix)) or '(none)'}{hint}")
+
+
+def first_of_each(places: list[Place], suffix: str) -> list[Path]:
+    """The first file of each name along `places` (a shadowed one left out), sorted by name."""
+    seen: dict[str, Path] = {}
+    for pl in places:
+        if pl.path.is_dir():
+            for f in sorted(pl.path.glob(f"*{suffix}")):
+                seen.setdefault(f.name[: -len(suffix)], f)
+    return [seen[k] for k in sorted(seen)]

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -21,8 +25,7 @@ from tests.real_sglang.conftest import (
     start_server,
     stop_server,
 )
-from tests.sim.twin_process import FAST, PAGE_1, start_twin, stop_twin
-from tests.sim.twin_process import MODEL as TWIN_MODEL
+from tests.sim.twin_process import FAST, MODEL as TWIN_MODEL, PAGE_1, start_twin, stop_twin
 
 #: the twin launched like the real server where the flags make sense (no drafter: the real server has none; one-token
 #: KV pages, as its torch_native backend: on 64-token pages cached_tokens_details would read null where it hits)
@@ -57,15 +60,24 @@ def pair(tmp_path_factory):
         finally:
             stop_twin(twin)
         return
-    twin = start_twin(TWIN_ARGS, d)  # first: it starts in a second, and a bad twin launch costs no real server
+    with real_and_twin(d, TWIN_ARGS, lambda log: start_server(log, ["--enable-metrics"]), "differential") as urls:
+        yield urls
+
+
+@contextmanager
+def real_and_twin(d: Path, twin_args: list[str], start_real: Callable[[Path], Any],
+                  label: str) -> Iterator[tuple[str, str]]:
+    """(real url, twin url): the twin first (it starts in a second, and a bad twin launch costs no real server), then
+    the real server; both stopped after, and no real server process may outlive its stop."""
+    twin = start_twin(twin_args, d)
     try:
-        real = start_server(d / "real.log", ["--enable-metrics"])
+        real = start_real(d / "real.log")
     except BaseException as e:
         stop_twin(twin)
         if isinstance(e, RuntimeError):
             pytest.fail(str(e), pytrace=False)
         raise
-    sys.stderr.write(f"\ndifferential: real server ready in {real.startup_s:.1f} s\n")
+    sys.stderr.write(f"\n{label}: real server ready in {real.startup_s:.1f} s\n")
     try:
         yield real.url, twin.url
     finally:

@@ -7,31 +7,14 @@ import httpx
 import pytest
 
 from tests.differential.allowlist import ALLOWED
-from tests.differential.wire import PROBES, compare, send
+from tests.differential.wire import PROBES, observe
 
 pytestmark = pytest.mark.real_sglang
 
 
 @pytest.fixture(scope="module")
 def observed(pair) -> dict[str, list[str]]:
-    real, twin = pair
-    out = {}
-    with httpx.Client(timeout=120) as c:
-        mr = c.get(real + "/v1/models").json()["data"][0]["id"]
-        mt = c.get(twin + "/v1/models").json()["data"][0]["id"]
-    for p in PROBES:
-        # each probe on fresh connections, so one probe's transport trouble (a reset seen once under load on the
-        # shared real server) cannot turn every later probe into an error; keep-alive reuse after malformed bodies
-        # (known 4) has its own test below
-        try:
-            with httpx.Client(timeout=120) as c:
-                got_real = send(c, real, mr, p)
-            with httpx.Client(timeout=120) as c:
-                got_twin = send(c, twin, mt, p)
-        except httpx.HTTPError as e:
-            raise AssertionError(f"probe {p.name}: {type(e).__name__}: {e}") from e
-        out[p.name] = compare(p, got_real, got_twin)
-    return out
+    return observe(pair, PROBES)
 
 
 @pytest.mark.parametrize("probe", [p.name for p in PROBES])

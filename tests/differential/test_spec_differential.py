@@ -7,16 +7,15 @@ with the plain differential suite and empty."""
 
 from __future__ import annotations
 
-import sys
-
 import httpx
 import pytest
 
 from tests.differential.allowlist import ALLOWED
-from tests.differential.wire import GEN, Probe, compare, send
-from tests.real_sglang.conftest import ENV_PY, HOME, INFO, MODEL, how_to_build, stop_server
+from tests.differential.conftest import real_and_twin
+from tests.differential.wire import GEN, Answer, Probe, observe
+from tests.real_sglang.conftest import ENV_PY, HOME, INFO, MODEL, how_to_build
 from tests.real_sglang.spec import spec_flags, start_spec_server
-from tests.sim.twin_process import FAST, MODEL as TWIN_MODEL, start_twin, stop_twin
+from tests.sim.twin_process import FAST, MODEL as TWIN_MODEL
 
 pytestmark = pytest.mark.real_sglang
 CHAT, COMPL = "/v1/chat/completions", "/v1/completions"
@@ -70,47 +69,27 @@ PROBES = [
 def spec_pair(tmp_path_factory):
     if not INFO.exists() or not ENV_PY.exists() or not (MODEL / "model.safetensors").exists():
         pytest.fail(f"no real-sglang environment at {HOME}: {how_to_build()}", pytrace=False)
-    d = tmp_path_factory.mktemp("spec-differential")
-    twin = start_twin(TWIN_MODEL + FAST + _spec_twin_flags() + ["--attention-backend", "flashinfer",
-                      "--mem-fraction-static", "0.96", "--enable-metrics", "--max-total-tokens", "8192",
-                      "--sim-seed", "1"], d)
-    try:
-        real = start_spec_server(d / "real.log")
-    except BaseException as e:
-        stop_twin(twin)
-        if isinstance(e, RuntimeError):
-            pytest.fail(str(e), pytrace=False)
-        raise
-    sys.stderr.write(f"\nspec differential: real STANDALONE server ready in {real.startup_s:.1f} s\n")
-    try:
-        yield real.url, twin.url
-    finally:
-        stop_twin(twin)
-        left = stop_server(real)
-        assert not left, f"real server processes still alive after the stop: {sorted(left)}"
+    twin_args = TWIN_MODEL + FAST + _spec_twin_flags() + ["--attention-backend", "flashinfer", "--mem-fraction-static",
+                                                          "0.96", "--enable-metrics", "--max-total-tokens", "8192",
+                                                          "--sim-seed", "1"]
+    with real_and_twin(tmp_path_factory.mktemp("spec-differential"), twin_args, start_spec_server,
+                       "spec differential (STANDALONE)") as urls:
+        yield urls
+
+
+def _internal_spec_keys(p: Probe, real: Answer, twin: Answer) -> list[str]:
+    """/server_info: the speculative part of the scheduler's state (internal_states[0]) as well."""
+    if p.name != "server_info":
+        return []
+    sr = (real.body.get("internal_states") or [{}])[0]
+    st = (twin.body.get("internal_states") or [{}])[0]
+    return ([f"{p.name}: internal_states[0].{k}: only real" for k in sorted(set(sr) - set(st)) if "spec" in k]
+            + [f"{p.name}: internal_states[0].{k}: only twin" for k in sorted(set(st) - set(sr)) if "spec" in k])
 
 
 @pytest.fixture(scope="module")
 def observed(spec_pair) -> dict[str, list[str]]:
-    real, twin = spec_pair
-    with httpx.Client(timeout=120) as c:
-        mr = c.get(real + "/v1/models").json()["data"][0]["id"]
-        mt = c.get(twin + "/v1/models").json()["data"][0]["id"]
-    out = {}
-    for p in PROBES:
-        with httpx.Client(timeout=300) as c:
-            got_real = send(c, real, mr, p)
-        with httpx.Client(timeout=300) as c:
-            got_twin = send(c, twin, mt, p)
-        out[p.name] = compare(p, got_real, got_twin)
-        if p.name == "server_info":  # the speculative part of the scheduler's state (internal_states[0])
-            sr = (got_real.body.get("internal_states") or [{}])[0]
-            st = (got_twin.body.get("internal_states") or [{}])[0]
-            out[p.name] += [f"{p.name}: internal_states[0].{k}: only real" for k in sorted(set(sr) - set(st))
-                            if "spec" in k]
-            out[p.name] += [f"{p.name}: internal_states[0].{k}: only twin" for k in sorted(set(st) - set(sr))
-                            if "spec" in k]
-    return out
+    return observe(spec_pair, PROBES, _internal_spec_keys)
 
 
 @pytest.mark.parametrize("probe", [p.name for p in PROBES])

@@ -270,8 +270,7 @@ def find_plan(ref: str | Path) -> Path:
     pl = places.plan_places()
     hit = places.find(ref, pl, ".toml")
     if hit is None:
-        raise PlanError(f"plan {ref!r} not found; searched {places.searched_text(pl)}; known: "
-                        f"{', '.join(places.names(pl, '.toml')) or '(none)'} (a path to a .toml file works too)")
+        raise PlanError(places.not_found("plan", ref, pl, ".toml"))
     return hit.path
 
 
@@ -279,12 +278,7 @@ def plan_files(directory: Path | None = None) -> list[Path]:
     """The plans a chooser offers: those of `directory`, else the first of each name along the search path."""
     if directory is not None:
         return sorted(Path(directory).glob("*.toml"))
-    seen: dict[str, Path] = {}
-    for pl in places.plan_places():
-        if pl.path.is_dir():
-            for f in sorted(pl.path.glob("*.toml")):
-                seen.setdefault(f.stem, f)
-    return [seen[k] for k in sorted(seen)]
+    return places.first_of_each(places.plan_places(), ".toml")
 
 
 def load_plan(path: Path | str, *, profiles: Path | None = None) -> Plan:

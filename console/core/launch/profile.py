@@ -503,9 +503,7 @@ def find_profile(ref: str) -> places.Found:
     pl = places.profile_places()
     hit = places.find(ref, pl, ".toml")
     if hit is None:
-        known = places.names(pl, ".toml")
-        raise ProfileError(f"profile {ref!r} not found; searched {places.searched_text(pl)}; known: "
-                           f"{', '.join(known) or '(none)'} (a path to a .toml file works too)")
+        raise ProfileError(places.not_found("profile", ref, pl, ".toml"))
     return hit
 
 
@@ -528,12 +526,7 @@ def profile_files(directory: Path | None = None) -> list[Path]:
     path (a shadowed file is left out)."""
     if directory is not None:
         return sorted(Path(directory).glob("*.toml"))
-    seen: dict[str, Path] = {}
-    for pl in places.profile_places():
-        if pl.path.is_dir():
-            for f in sorted(pl.path.glob("*.toml")):
-                seen.setdefault(f.stem, f)
-    return [seen[k] for k in sorted(seen)]
+    return places.first_of_each(places.profile_places(), ".toml")
 
 
 def list_profiles(directory: Path | None = None) -> tuple[list[Profile], list[str]]:

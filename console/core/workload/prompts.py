@@ -122,9 +122,7 @@ def load_set(name: str, directory: Path | None = None, verify: bool = True) -> P
         pl = places.prompt_places()
         hit = places.find(name, pl, ".jsonl")
         if hit is None:
-            known = places.names(pl, ".jsonl")
-            raise PromptSetError(f"prompt set {name!r} not found; searched {places.searched_text(pl)}; known: "
-                                 f"{', '.join(known) or '(none)'}")
+            raise PromptSetError(places.not_found("prompt set", name, pl, ".jsonl", path_hint=False))
         d = hit.path.parent
     else:
         d = directory
