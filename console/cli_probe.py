@@ -17,14 +17,20 @@ def add_parser(sub, target_args) -> None:
     vt = psub.add_parser("verify-tax",
                          help="ms per verified token with its 95%% CI, saved in the session for forecasts")
     target_args(vt)
-    vt.add_argument("--prompts", default="tool", help="prompt set whose context the probe runs at (default tool, ~10k)")
+    vt.add_argument("--prompts", default=None,
+                    help="prompt set whose context the probe runs at (default the profile's probe.prompts, else "
+                         "tool, ~10k)")
     vt.add_argument("--widths", default=None, metavar="W,W,...",
-                    help="verify widths (num_draft_tokens) of the tree legs (default: steps−4, steps+2, steps+10)")
-    vt.add_argument("--topk", type=int, default=None, help="topk of the tree legs (default the arm's, else 4)")
+                    help="verify widths (num_draft_tokens) of the tree legs (default the profile's probe.widths, else "
+                         "steps+1, steps+5, steps+13)")
+    vt.add_argument("--topk", type=int, default=None,
+                    help="topk of the tree legs (default the profile's probe.topk, else the arm's, else 4)")
     vt.add_argument("--no-chain", action="store_true",
-                    help="skip the two chain legs (topk 1) that price the draft pass of one more depth")
-    vt.add_argument("--n", type=int, default=8, help="requests per leg (default 8)")
-    vt.add_argument("--max-tokens", type=int, default=256, help="output tokens per request (default 256)")
+                    help="skip the two chain legs (topk 1) that price the draft pass of one more depth "
+                         "(the profile's probe.chain = false does too)")
+    vt.add_argument("--n", type=int, default=None, help="requests per leg (default the profile's probe.n, else 8)")
+    vt.add_argument("--max-tokens", type=int, default=None,
+                    help="output tokens per request (default the profile's probe.max_tokens, else 256)")
     vt.add_argument("--warmup", type=int, default=1)
     vt.add_argument("--no-anchor", action="store_true", help="do not launch and anchor the arm itself first")
     vt.add_argument("--session", type=Path, default=None, metavar="DIR",
@@ -33,12 +39,13 @@ def add_parser(sub, target_args) -> None:
 
 
 def _widths(text: str | None) -> list[int] | None:
+    from console.core.launch.profile import probe_widths
     if not text:
         return None
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(f"--widths {text!r}: give verify widths as a list like 3,7,11") from None
+    ws = probe_widths(text)
+    if ws is None:
+        raise ValueError(f"--widths {text!r}: give verify widths as a list like 3,7,11")
+    return ws
 
 
 def cmd_probe(args: argparse.Namespace, runtime_factory) -> int:
@@ -56,8 +63,8 @@ def cmd_probe(args: argparse.Namespace, runtime_factory) -> int:
     prof = resolve_profile(args.profile)
     if prof.shadow_note:
         print(f"serving-console: note: {prof.shadow_note}", file=sys.stderr)
-    plan = plan_probe(prof, prompts=args.prompts, widths=_widths(args.widths), topk=args.topk, chain=not args.no_chain,
-                      n=args.n, max_tokens=args.max_tokens, warmup=args.warmup)
+    plan = plan_probe(prof, prompts=args.prompts, widths=_widths(args.widths), topk=args.topk,
+                      chain=False if args.no_chain else None, n=args.n, max_tokens=args.max_tokens, warmup=args.warmup)
     err = Console(stderr=True, soft_wrap=True)
     for line in plan.describe():
         err.print(f"[dim]{line}[/dim]", markup=True, highlight=False)
@@ -74,7 +81,7 @@ def cmd_probe(args: argparse.Namespace, runtime_factory) -> int:
                 await rt.run_anchor()
                 # the arm's resolved attention backend and page size decide whether tree legs can run here
                 resolved = plan_probe(prof, prompts=args.prompts, widths=_widths(args.widths), topk=args.topk,
-                                      chain=not args.no_chain, n=args.n, max_tokens=args.max_tokens,
+                                      chain=False if args.no_chain else None, n=args.n, max_tokens=args.max_tokens,
                                       warmup=args.warmup, server_args=rt.state.server.raw if rt.state.server else None)
                 if resolved.legs != plan.legs:
                     for line in resolved.describe()[1:]:

@@ -88,16 +88,18 @@ def test_a_campaign_of_two_arms_one_domain_one_and_two_streams_on_the_real_serve
 
 
 def test_the_verify_tax_probe_on_the_real_server(profiles, tmp_path):
-    """Dummy draft weights (τ ≈ 1: every step verifies its whole width and keeps one token) at verify widths 4 and 10
-    of a topk-2 tree at depth 3 (4 = steps + 1, the narrowest 0.5.23 verifies; 11 the widest), then the arm again,
-    re-anchored. The answer is a tax in ms per verified token with its CI, or a
-    refusal that says the CPU's noise swamps it — whichever the real server's figures give."""
-    p = run_cli(["probe", "verify-tax", "--profile", SPEC, "--prompts", "health", "--widths", "4,10", "--topk", "2",
-                 "--no-chain", "--n", "2",
-                 "--max-tokens", "24", "--json", "--sessions", str(tmp_path / "s")], timeout=1200, env=profiles)
+    """`probe verify-tax --profile cpu-smollm2-standalone-d3 --json` as the operator types it: the profile's [probe]
+    section sizes it for this CPU — dummy draft weights (τ ≈ 1: every step verifies its whole width and keeps one
+    token) at verify widths 4 and 10 of a topk-2 tree at depth 3 (4 = steps + 1, the narrowest 0.5.23 verifies; 11
+    the widest), 2 × 24 tokens of the health prompts each, then the arm again, re-anchored. The answer is a tax in ms
+    per verified token with its CI, or a refusal that says the CPU's noise swamps it — whichever the real server's
+    figures give."""
+    p = run_cli(["probe", "verify-tax", "--profile", SPEC, "--json", "--sessions", str(tmp_path / "s")], timeout=1200,
+                env=profiles)
     assert p.returncode in (0, 1), p.stderr[-3000:]
     doc = json.loads(p.stdout)["probe"]
     assert [(leg["kind"], leg["width"]) for leg in doc["legs"]] == [("verify", 4), ("verify", 10)]
+    assert doc["prompt_set"]["name"] == "health" and doc["protocol"]["n"] == 2 and doc["protocol"]["max_tokens"] == 24
     for leg in doc["legs"]:
         assert leg["dummy_weights"] and leg["tau"] <= 1.05, leg  # random draft weights: nothing is accepted
     assert doc["anchor"]["profile"] == SPEC and doc["anchor"]["median_tok_s"] > 0  # the arm relaunched, re-anchored

@@ -82,6 +82,27 @@ def test_widths_outside_the_tree_are_refused():
         plan_probe(p, topk=1, server_args={"attention_backend": "triton"})
 
 
+def test_the_profiles_probe_section_sizes_the_probe_and_a_flag_wins(tmp_path):
+    """[probe] in a profile: the CPU arms' probe is sized for the CPU (short prompts, two tree legs) by their profile;
+    the CLI's flags win over it, and a profile without it keeps the GPU defaults."""
+    from console.core.launch.profile import load_profile, profile_to_toml
+    cpu = resolve_profile("cpu-smollm2-standalone-d3")
+    plan = plan_probe(cpu)
+    assert [(leg.kind, leg.topk, leg.width) for leg in plan.legs] == [("verify", 2, 4), ("verify", 2, 10)]
+    assert (plan.protocol.prompt_set, plan.protocol.n, plan.protocol.max_tokens) == ("health", 2, 24)
+    given = plan_probe(cpu, widths=[4, 6, 11], chain=True, n=3, max_tokens=16, prompts="math-short")
+    assert [(leg.kind, leg.width) for leg in given.legs] == [("verify", 4), ("verify", 6), ("verify", 11),
+                                                             ("chain", 2), ("chain", 8)]
+    assert (given.protocol.prompt_set, given.protocol.n, given.protocol.max_tokens) == ("math-short", 3, 16)
+    gpu = plan_probe(resolve_profile("k26-eagle3-d6"), server_args={"attention_backend": "triton"})
+    assert (gpu.protocol.prompt_set, gpu.protocol.n, gpu.protocol.max_tokens) == ("tool", 8, 256)
+    f = tmp_path / "again.toml"  # the section survives a profile written back out (the flip's derived profiles)
+    f.write_text(profile_to_toml(cpu))
+    again = load_profile(f)
+    assert (again.probe_prompts, again.probe_n, again.probe_max_tokens, again.probe_widths, again.probe_topk,
+            again.probe_chain) == ("health", 2, 24, "4,10", 2, False)
+
+
 def _synthetic(slope: float, widths, n: int, sd: float, intercept: float, rng) -> list[tuple[int, list[float]]]:
     return [(w, list(intercept + slope * w + rng.normal(0, sd, n))) for w in widths]
 

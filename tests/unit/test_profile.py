@@ -62,6 +62,9 @@ def test_sim_argv_runs_the_twin_with_the_same_flags():
     (BASE + "\n[kv]\nmem_fraction_static = 1.5\n", "mem_fraction_static must be in (0, 1)"),
     (BASE.replace("path = \"moonshotai/Kimi-K2.6\"", ""), "model.path is required"),
     ("[model\n", "not valid TOML"),
+    (BASE + "\n[probe]\nwidths = \"4,x\"\n", "probe.widths must list verify widths like \"4,10\", got '4,x'"),
+    (BASE + "\n[probe]\nn = 0\n", "probe.n must be ≥ 1, got 0"),
+    (BASE + "\n[probe]\nchain = \"no\"\n", "probe.chain must be true or false"),
 ])
 def test_bad_profiles_fail_with_one_line_naming_the_field(tmp_path, body, needle):
     with pytest.raises(ProfileError) as ei:

@@ -86,6 +86,15 @@ class Profile:
     """Requests of the anchor cell (default: the anchor protocol's 8); fewer for a slow node (a CPU server)."""
     anchor_max_tokens: int | None = None
     """Output tokens per anchor request (default: the anchor protocol's 128)."""
+    probe_prompts: str | None = None
+    """[probe]: the verify-tax probe's defaults for this node (each a `probe verify-tax` flag that, given, wins):
+    a slow node (the CPU lane) needs shorter prompts, fewer requests and fewer legs than a GPU node's defaults."""
+    probe_n: int | None = None
+    probe_max_tokens: int | None = None
+    probe_widths: str | None = None
+    """Verify widths of the tree legs, "W,W,..." as --widths."""
+    probe_topk: int | None = None
+    probe_chain: bool | None = None
     sim_args: tuple[str, ...] = ()
     """Extra twin-only flags used when this profile runs on the twin (e.g. --sim-node-seed 3)."""
     template: tuple[str, ...] = ()
@@ -291,6 +300,8 @@ def profile_to_toml(p: Profile) -> str:
         ("node", {"usd_per_hour": p.node_usd_per_hour, "label": p.node_label or None}),
         ("anchor", {"prompts": p.anchor_prompts, "reference_tok_s": p.anchor_reference_tok_s, "n": p.anchor_n,
                     "max_tokens": p.anchor_max_tokens}),
+        ("probe", {"prompts": p.probe_prompts, "n": p.probe_n, "max_tokens": p.probe_max_tokens,
+                   "widths": p.probe_widths, "topk": p.probe_topk, "chain": p.probe_chain}),
         ("sim", {"args": list(p.sim_args) or None}),
     ]
     out: list[str] = []
@@ -328,10 +339,21 @@ _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], str]]] = {
     "node": {"usd_per_hour": ((float, int), "node_usd_per_hour"), "label": (str, "node_label")},
     "anchor": {"prompts": (str, "anchor_prompts"), "reference_tok_s": ((float, int), "anchor_reference_tok_s"),
                "n": (int, "anchor_n"), "max_tokens": (int, "anchor_max_tokens")},
+    "probe": {"prompts": (str, "probe_prompts"), "n": (int, "probe_n"), "max_tokens": (int, "probe_max_tokens"),
+              "widths": (str, "probe_widths"), "topk": (int, "probe_topk"), "chain": (bool, "probe_chain")},
     "sim": {"args": (list, "sim_args")},
 }
 _TYPE_WORD = {str: "a string", int: "an integer", bool: "true or false", list: "a list of strings",
               (float, int): "a number"}
+
+
+def probe_widths(text: str) -> list[int] | None:
+    """"W,W,..." as a list of positive widths (the profile's probe.widths and the CLI's --widths), None if it is not."""
+    try:
+        ws = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        return None
+    return ws if ws and all(x > 0 for x in ws) else None
 
 
 def profile_from_dict(data: dict[str, Any], name: str, path: Path | None = None) -> Profile:
@@ -437,9 +459,12 @@ def problems(p: Profile) -> list[str]:
             bad(f"{w}: {f} must be ≥ 1, got {v}")
     if not (1 <= p.port <= 65535):
         bad(f"{w}: server.port must be 1..65535, got {p.port}")
-    for f, opt in (("anchor.n", p.anchor_n), ("anchor.max_tokens", p.anchor_max_tokens)):
+    for f, opt in (("anchor.n", p.anchor_n), ("anchor.max_tokens", p.anchor_max_tokens), ("probe.n", p.probe_n),
+                   ("probe.max_tokens", p.probe_max_tokens), ("probe.topk", p.probe_topk)):
         if opt is not None and opt < 1:
             bad(f"{w}: {f} must be ≥ 1, got {opt}")
+    if p.probe_widths is not None and probe_widths(p.probe_widths) is None:
+        bad(f"{w}: probe.widths must list verify widths like \"4,10\", got {p.probe_widths!r}")
     if p.kv_cache_dtype not in KV_DTYPES:
         bad(f"{w}: kv.dtype {p.kv_cache_dtype!r} is not one of {', '.join(KV_DTYPES)}")
     if p.mem_fraction_static is not None and not (0.0 < p.mem_fraction_static < 1.0):

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from console.core.fmt import utc_iso
-from console.core.launch.profile import Profile
+from console.core.launch.profile import Profile, probe_widths
 from console.core.measure import stats
 from console.core.measure.forecast import ProbeFit, probe_fit
 from console.core.measure.records import RequestRecord
@@ -176,11 +176,20 @@ CHAIN_RULE = ("chain legs (topk 1, SGLang sets num_draft_tokens = steps + 1) at 
               "price of one more depth, a verified token and a draft pass; the drafter's fixed work cancels")
 
 
-def plan_probe(p: Profile, *, prompts: str = DEFAULT_PROMPTS, widths: list[int] | None = None,
-               topk: int | None = None, chain: bool = True, n: int = 8, max_tokens: int = 256,
-               warmup: int = 1, server_args: dict[str, Any] | None = None) -> ProbePlan:
+def plan_probe(p: Profile, *, prompts: str | None = None, widths: list[int] | None = None,
+               topk: int | None = None, chain: bool | None = None, n: int | None = None,
+               max_tokens: int | None = None, warmup: int = 1,
+               server_args: dict[str, Any] | None = None) -> ProbePlan:
     """The legs that separate the verify width from the drafter's own work on this family, or ProbeRefused.
-    `server_args`: the arm's resolved /server_info (attention backend, page size) when it has run."""
+    `server_args`: the arm's resolved /server_info (attention backend, page size) when it has run. What is not
+    given comes from the profile's [probe] section, else the defaults (tool, 8 x 256 tokens, chain legs too)."""
+    prompts = prompts or p.probe_prompts or DEFAULT_PROMPTS
+    if widths is None and p.probe_widths:
+        widths = probe_widths(p.probe_widths)
+    topk = topk if topk is not None else p.probe_topk
+    chain = chain if chain is not None else (p.probe_chain if p.probe_chain is not None else True)
+    n = n if n is not None else (p.probe_n or 8)
+    max_tokens = max_tokens if max_tokens is not None else (p.probe_max_tokens or 256)
     fam = p.drafter.family.lower()
     if fam in REFUSED:
         raise ProbeRefused(f"probe verify-tax: {p.name}: {REFUSED[fam]}")
