@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from console.core.measure.pairs import VERDICT_RE
+from tests.browser.cdp import Browser, chromium_binary
+from tests.browser.test_html_browser import check_page
 from tests.real_sglang.conftest import run_cli
 from tests.real_sglang.spec import SPEC, cpu_profiles, rows_of, server_side
 
@@ -55,6 +57,14 @@ def test_a_same_session_pair_d2_vs_d4_on_the_real_server(profiles, tmp_path):
     assert h.returncode == 0, h.stderr
     page = (tmp_path / "pair.html").read_text()
     assert "<script" not in page and "cpu-smollm2-standalone-d4" in page and "SIMULATED" not in page
+    # and it renders: headless Chromium at a laptop and a phone viewport, no console problem, no fetch, every plot
+    # drawn (the browser lane's check; .ci/run installs chromium before this lane, its absence fails naming how)
+    chromium_binary()
+    with Browser() as b:
+        seen = check_page(b, tmp_path / "pair.html", tmp_path, "real-pair")
+        text = b.evaluate("document.body.innerText")
+    assert "plot-acceptance" in [p["id"] for p in seen["laptop"]["plots"]]
+    assert out["verdict"] in text and "SIMULATED" not in text
     print(f"\nreal pair d2 vs d4: A {out['a_median_tok_s']:.2f} tok/s τ {out['a_tau']:.2f}, B {out['b_median_tok_s']:.2f} "
           f"tok/s τ {out['b_tau']:.2f}; {out['verdict']}; drift {out['drift_pct']:+.1f}%")
 
