@@ -42,14 +42,16 @@ def test_a_time_scaled_twin_reports_the_modelled_nodes_figures(tmp_path):
     fast, progress = bench(tmp_path, SCALE)
     assert "wall_clock" not in real
     assert fast["sim_time_scale"] == SCALE
-    # the same modelled node: the same figures within the twin's run-to-run variation, not 4× apart
-    assert fast["median_tok_s"] == pytest.approx(real["median_tok_s"], rel=0.15), (fast, real)
+    # the same modelled node: the same figures, not 4× apart. The bound is 35%: a conversion missed or applied twice
+    # reads 300% or 75% off, while a loaded machine's client delays, scaled ×4, lower the ×4 run's rates by up to
+    # ~15-20% (it failed at 15% once in a suite run beside a CPU hog and a pip install)
+    assert fast["median_tok_s"] == pytest.approx(real["median_tok_s"], rel=0.35), (fast, real)
     # TTFT is converted too (not the client clock's ÷S). It reads high under ×S: the client's own few ms per request
     # (loopback HTTP, a loaded machine) are scaled ×S like everything else, beside a ~20 ms modelled prefill
     assert fast["ttft_median_s"] >= 0.7 * real["ttft_median_s"], (fast, real)
     assert fast["wall_clock"]["ttft_median_s"] == pytest.approx(fast["ttft_median_s"] / SCALE)
-    assert fast["usd_per_m_tokens"] == pytest.approx(real["usd_per_m_tokens"], rel=0.15)
-    assert fast["implied_step_ms"] == pytest.approx(real["implied_step_ms"], rel=0.15)
+    assert fast["usd_per_m_tokens"] == pytest.approx(real["usd_per_m_tokens"], rel=0.35)
+    assert fast["implied_step_ms"] == pytest.approx(real["implied_step_ms"], rel=0.35)
     # the client clock's own rate, named as such
     assert fast["wall_clock"]["time_scale"] == SCALE
     assert fast["wall_clock"]["median_tok_s"] == pytest.approx(SCALE * fast["median_tok_s"])
