@@ -243,9 +243,11 @@ def stop_server(srv: Server) -> set[int]:
     return group_members(srv.proc.pid)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def server(real_env, tmp_path_factory):
-    """One real SGLang server for the session, with --enable-metrics, no API key."""
+    """A real SGLang server for the module, with --enable-metrics, no API key. Not one for the session: an idle
+    0.5.23 CPU server's scheduler holds a core at 100% (measured: 41 min of CPU in 40 min), so a session-long one
+    halved the CPU of every speculative test that ran while it idled; a start costs ~30 s per module."""
     d = tmp_path_factory.mktemp("real-sglang-server")
     try:
         srv = start_server(d / "server.log", ["--enable-metrics"])
@@ -263,11 +265,24 @@ CLI = [sys.executable, "-m", "console.cli"]
 
 
 def run_cli(args: list[str], timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
-    """The console's CLI as an operator runs it (this checkout's console, the console's own interpreter)."""
+    """The console's CLI as an operator runs it (this checkout's console, the console's own interpreter). Past
+    `timeout` the console gets Ctrl-C first, as an operator would send, so that it stops the real server it launched
+    (a SIGKILL left that server running for the rest of the lane), then TimeoutExpired."""
     e = {k: v for k, v in os.environ.items() if not k.startswith("SC_REAL_")}
     e.update(env or {})
-    return subprocess.run([*CLI, *args], cwd=REPO, capture_output=True, text=True, timeout=timeout, env=e,
-                          stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen([*CLI, *args], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=e, stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            out, err = proc.communicate(timeout=90)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+        raise subprocess.TimeoutExpired(proc.args, timeout, output=out, stderr=err) from None
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def rows_of(cell_dir: Path) -> list[dict]:

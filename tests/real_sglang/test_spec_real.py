@@ -43,7 +43,7 @@ def test_bench_on_the_shipped_standalone_profile_reads_the_real_servers_acceptan
     real server's, equal to what it reported per request, pooled here from its counters."""
     profiles = cpu_profiles(tmp_path / "profiles")
     p = run_cli(["bench", "--profile", SPEC, "--prompts", "health", "--n", "4", "--max-tokens", "64", "--json",
-                 "--sessions", str(tmp_path / "s")], timeout=600, env={"SERVING_CONSOLE_PROFILES": str(profiles)})
+                 "--sessions", str(tmp_path / "s")], timeout=900, env={"SERVING_CONSOLE_PROFILES": str(profiles)})
     assert p.returncode == 0, p.stderr[-3000:]
     assert f"note: profile '{SPEC}' from {profiles / (SPEC + '.toml')} ($SERVING_CONSOLE_PROFILES) shadows" in p.stderr
     cell = json.loads(p.stdout)["cell"]
@@ -60,7 +60,8 @@ def test_bench_on_the_shipped_standalone_profile_reads_the_real_servers_acceptan
     for r in rows:
         # per request: the console's τ is the server's counters' 1 + correct / verify, the histogram agreeing
         h = r["spec_histogram"]
-        assert sum(h) == r["spec_verify_ct"] and len(h) == K + 1
+        # the histogram grows to the largest count the request saw (update_spec_correct_drafts_histogram)
+        assert sum(h) == r["spec_verify_ct"] and 1 <= len(h) <= K + 1
         assert sum(k * c for k, c in enumerate(h)) == r["spec_num_correct_drafts"]
         rec = RequestRecord(**{k: v for k, v in r.items() if k in RequestRecord.__dataclass_fields__})
         assert _same(request_tau(rec), 1 + r["spec_num_correct_drafts"] / r["spec_verify_ct"])
