@@ -1,5 +1,6 @@
 """The console's few text formats, each written once: ISO 8601 UTC timestamps (in everything it writes), the
-compact UTC stamp of session folder names, and one-line text for errors shown in a single line."""
+compact UTC stamp of session folder names, one-line text for errors shown in a single line, and a figure
+or its dash (`num`)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,6 @@ def one_line(text: str, limit: int = 200) -> str:
     return line[:limit] + ("…" if len(line) > limit else "")
 
 
-def num(v: object, spec: str = ".1f", unit: str = "") -> str:
-    """A figure as text: '—' when there is none, else `format(v, spec)` and its unit."""
-    return "—" if v is None else f"{v:{spec}}{unit}"
+def num(v: object, spec: str = ".1f", unit: str = "", none: str = "—") -> str:
+    """A figure as text: `none` ('—') when there is none, else `format(v, spec)` and its unit."""
+    return none if v is None else f"{v:{spec}}{unit}"

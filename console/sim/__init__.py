@@ -5,12 +5,11 @@ Start it exactly like `python -m sglang.launch_server`: `python -m console.sim -
 --tp 4 ...` (plus the twin-only `--sim-*` flags, see `--help`). `main(argv)` is the programmatic entry point used by
 `serving-console sim`.
 
-Modules: args (flags and sglang's resolution rules), deployment (the modeled hardware/model, one TOML file),
-memory (KV capacity), steptime (step-time model), acceptance (draft acceptance), engine (the scheduler, in model
-time), runtime (wall-clock driver), startup (the startup log), server (routes), wire (exact JSON shapes), metrics
-(Prometheus exposition), tokens (token counting, output text), domain (traffic-domain detection), calibrate
-(virtual-time runs compared with the report), faults (`--sim-fault`: injected crashes, stalls, bad streams, 500s,
-slow starts, a busy /flush_cache).
+Floors, from the ground up (each imports only the floors below it; tests/unit/test_architecture.py holds it):
+`content/` (tokens, text, domains, scripted output), `config/` (flags and SGLang's resolution rules, the
+deployment TOML, fault specs), `model/` (step time, acceptance, memory, the engine in model time, its wall-clock
+driver, calibration), `ops/` (startup log, faults, state dump), `entrypoints/` (the HTTP app, request schema and
+validation, response shaping, wire shapes, metrics); `cli.py` starts the process. See docs/twin.md.
 """
 
 from __future__ import annotations

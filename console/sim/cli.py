@@ -15,12 +15,12 @@ import logging
 import sys
 import traceback
 
-from .args import DEFAULT_PROG, ResolutionError, ServerConfig, parse_argv, resolve_server_args
-from .deployment import Deployment, DeploymentError, load_deployment
-from .faults import FaultState, die, inject_load_crash, slow_deployment
-from .logfmt import SimLog
-from .memory import MemoryPlan, OutOfMemory, plan_memory
-from .startup import StartupPlayer, StartupTimeline, build_startup
+from .config.args import DEFAULT_PROG, ResolutionError, ServerConfig, parse_argv, resolve_server_args
+from .config.deployment import Deployment, DeploymentError, load_deployment
+from .model.memory import MemoryPlan, OutOfMemory, plan_memory
+from .ops.faults import FaultState, die, inject_load_crash, slow_deployment
+from .ops.logfmt import SimLog
+from .ops.startup import StartupPlayer, StartupTimeline, build_startup
 
 
 def _print_launch_error(e: ResolutionError) -> None:
@@ -90,9 +90,9 @@ async def _run(cfg: ServerConfig, dep: Deployment, mem: MemoryPlan | None, timel
 
     import uvicorn
 
-    from . import stacks
-    from .app import create_app
-    from .server import SimServer, UvicornGate, uvicorn_log_config
+    from .entrypoints.app import create_app
+    from .entrypoints.server import SimServer, UvicornGate, uvicorn_log_config
+    from .ops import stacks
 
     server = SimServer(cfg, dep, mem, log, faults)
     stacks.install(server.runtime)

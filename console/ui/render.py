@@ -14,17 +14,12 @@ from rich.table import Table
 from rich.text import Text
 
 from console.core.arm import FAMILY_NAMES
+from console.core.fmt import num
 from console.core.launch.logparse import StartupProgress
 from console.core.measure import stats
 from console.core.measure.plots import bar, histogram_strip, sparkline
 from console.core.run.state import CellProgress, RuntimeState
 from console.core.sessions.adaptive import distribution_text
-
-
-def num(v: float | int | None, spec: str = ".1f", unit: str = "", none: str = "—") -> str:
-    if v is None:
-        return none
-    return f"{v:{spec}}{unit}"
 
 
 def distribution(values: Sequence[float], width: int, unit: str = "tok/s") -> Text:

@@ -2,13 +2,13 @@
 (function_call/kimik2_detector.py: the section/call/argument tokens, `functions.NAME:IDX` ids, streamed items
 (tool_index, name once, argument diffs), special tokens stripped from text; parser/reasoning_parser.py
 KimiK2Detector: `<think>`/`</think>`, reasoning forced on, the tool section ending reasoning; serving_chat.py: call
-ids `functions.NAME:history+index`, finish_reason tool_calls). The twin's parser (console/sim/toolcalls.py) must
+ids `functions.NAME:history+index`, finish_reason tool_calls). The twin's parser (console/sim/content/toolcalls.py) must
 give these exact items; tests/real_sglang/test_kimi_parsers_real.py checks it against SGLang's parsers themselves.
 """
 
 from __future__ import annotations
 
-from console.sim.toolcalls import KimiStreamParser, parse_final
+from console.sim.content.toolcalls import KimiStreamParser, parse_final
 
 SB, SE = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
 CB, CE, AB = "<|tool_call_begin|>", "<|tool_call_end|>", "<|tool_call_argument_begin|>"

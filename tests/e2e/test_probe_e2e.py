@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from console.sim.args import parse_argv, resolve_server_args
-from console.sim.deployment import load_deployment
-from console.sim.steptime import StepTimeModel
+from console.sim.config.args import parse_argv, resolve_server_args
+from console.sim.config.deployment import load_deployment
+from console.sim.model.steptime import StepTimeModel
 
 pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """The twin's Kimi-K2 parsing against SGLang's own parsers: the twin's scripted answers (reasoning, tool-call
-sections, answers; console/sim/outputs.py) cut into token-aligned chunks of 1-4 tokens, parsed by the twin
-(console/sim/toolcalls.py) and by SGLang 0.5.23's ReasoningParser("kimi_k2") + FunctionCallParser(tools,
+sections, answers; console/sim/content/outputs.py) cut into token-aligned chunks of 1-4 tokens, parsed by the twin
+(console/sim/content/toolcalls.py) and by SGLang 0.5.23's ReasoningParser("kimi_k2") + FunctionCallParser(tools,
 "kimi_k2") run in the real-sglang environment, the way serving_chat chains them (reasoning first, its stream end
 flushed at the finish, then the tool parser, flushed too). Every chunk's reasoning text, content text and tool-call
 items (index, name, argument fragment) must agree, and so must the non-streaming parse."""
@@ -13,9 +13,9 @@ import subprocess
 
 import pytest
 
-from console.sim.outputs import plan_chat
-from console.sim.text import TextStream
-from console.sim.toolcalls import KimiStreamParser, parse_final
+from console.sim.content.outputs import plan_chat
+from console.sim.content.text import TextStream
+from console.sim.content.toolcalls import KimiStreamParser, parse_final
 
 from .conftest import ENV_PY, how_to_build
 

@@ -16,7 +16,7 @@ import time
 
 import bpe_openai
 
-from console.sim.text import TextStream
+from console.sim.content.text import TextStream
 from tests.real_sglang.conftest import ENV_PY, MODEL
 
 COUNT = """

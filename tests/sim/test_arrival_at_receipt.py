@@ -1,5 +1,5 @@
 """A request's modelled arrival is the moment its HTTP request reached the twin, not the later moment the route
-submitted it (docs/twin.md §7, console/sim/runtime.py): the twin's own wall time between the two (parsing the body,
+submitted it (docs/twin.md §7, console/sim/model/runtime.py): the twin's own wall time between the two (parsing the body,
 counting the prompt, its prefix keys; ~1-3 ms for a 500-token chat prompt on a small machine) does not shrink with
 --sim-time-scale, so at x8 it read as ~8x that in modelled TTFT. An idle engine's clock jumps to the arrival, so the
 first token is due one modelled prefill after the receipt, and a request is never admitted before it arrived.
@@ -13,9 +13,9 @@ import time
 import httpx
 import pytest
 
-from console.sim.calibrate import build_engine
-from console.sim.engine import SimRequest
-from console.sim.runtime import EngineRuntime
+from console.sim.model.calibrate import build_engine
+from console.sim.model.engine import SimRequest
+from console.sim.model.runtime import EngineRuntime
 
 from .twin_process import MODEL, start_twin, stop_twin
 

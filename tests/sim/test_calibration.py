@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from console.sim.calibrate import LOAD_FACTOR, calibration_rows
+from console.sim.model.calibrate import LOAD_FACTOR, calibration_rows
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import bpe_openai
 import httpx
 import pytest
 
-from console.sim.tokens import count_tokens, decode_ids
+from console.sim.content.tokens import count_tokens, decode_ids
 
 from .twin_process import FAST, MODEL, sse_json, start_twin, stop_twin
 

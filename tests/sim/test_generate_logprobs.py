@@ -2,7 +2,7 @@
 0.5.23's shapes (tokenizer_manager `add_logprob_to_meta_info`, scheduler `logprob_start_len`, serving_completions
 with `to_openai_style_logprobs`; tests/differential compares the same requests with a real server by shape).
 Entries are `[logprob, token_id, text or null]`; the first input position's logprob is null; the numbers are the
-twin's seeded ones (console/sim/logprobs.py), the ids and texts those it emits as output_ids / counts the prompt
+twin's seeded ones (console/sim/entrypoints/logprobs.py), the ids and texts those it emits as output_ids / counts the prompt
 with (o200k_base)."""
 
 from __future__ import annotations

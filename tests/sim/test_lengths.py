@@ -1,15 +1,15 @@
-"""The twin's end-of-sequence model (console/sim/lengths.py): natural output lengths per traffic domain, seeded,
+"""The twin's end-of-sequence model (console/sim/content/lengths.py): natural output lengths per traffic domain, seeded,
 on unless ignore_eos, capped by max_new_tokens."""
 
 from __future__ import annotations
 
 import statistics
 
-from console.sim.args import parse_argv
-from console.sim.calibrate import ARMS, build_engine
-from console.sim.deployment import load_deployment
-from console.sim.engine import Engine, SimRequest
-from console.sim.lengths import LengthSpec, natural_length
+from console.sim.config.args import parse_argv
+from console.sim.config.deployment import load_deployment
+from console.sim.content.lengths import LengthSpec, natural_length
+from console.sim.model.calibrate import ARMS, build_engine
+from console.sim.model.engine import Engine, SimRequest
 
 DEP = load_deployment()
 

@@ -9,10 +9,9 @@ The full false-positive measurement (≥ 40 repeats of the reference cell) is te
 
 import statistics
 
-from console.core.measure import forecast as fcm
-from console.core.measure import pairs, stats
+from console.core.measure import forecast as fcm, pairs, stats
 from console.core.measure.records import RequestRecord
-from console.sim.calibrate import run_cell, session_legs
+from console.sim.model.calibrate import run_cell, session_legs
 
 
 def as_rows(res, tag):

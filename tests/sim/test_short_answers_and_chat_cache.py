@@ -2,7 +2,7 @@
 
 - test_openai_server_ignore_eos: a short instruction ("Count from 1 to 20.", max_tokens 200, temperature 0) ends
   with EOS (finish "stop") well before 200 tokens without ignore_eos (real: ~147), and runs to 200 ("length") with
-  it, the stopped text a prefix of the other (console/sim/lengths.py, short instructions).
+  it, the stopped text a prefix of the other (console/sim/content/lengths.py, short instructions).
 - test_cache_report: the same chat prompt sent twice reports cached_tokens == prompt_tokens - 1 on the repeat
   (SGLang matches at most input_len - 1 tokens, keeping one to extend), also when the prompt is longer than
   --chunked-prefill-size; a prompt sharing only the chat template with a cached one hits the same template
@@ -11,10 +11,10 @@
 
 from __future__ import annotations
 
-from console.sim.calibrate import build_engine
-from console.sim.deployment import load_deployment
-from console.sim.lengths import natural_length
-from console.sim.requests import RequestParsing
+from console.sim.config.deployment import load_deployment
+from console.sim.content.lengths import natural_length
+from console.sim.entrypoints.requests import RequestParsing
+from console.sim.model.calibrate import build_engine
 
 from .twin_process import PAGE_1
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from console.core.launch.flags import pinned_catalogue
-from console.sim.args import ResolutionError, build_sim_parser, parse_argv, resolve_server_args
 from console.sim.cli import main
-from console.sim.deployment import load_deployment
+from console.sim.config.args import ResolutionError, build_sim_parser, parse_argv, resolve_server_args
+from console.sim.config.deployment import load_deployment
 
 MODEL = ["--model-path", "moonshotai/Kimi-K2.6", "--tp", "4"]
 DRAFT = ["--speculative-draft-model-path", "lightseekorg/kimi-k2.6-eagle3-mla"]

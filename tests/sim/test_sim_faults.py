@@ -13,14 +13,25 @@ import httpx
 import pytest
 
 from console.core.launch.logparse import first_error_line
-from console.sim.args import parse_argv, resolve_server_args
 from console.sim.cli import main
-from console.sim.deployment import load_deployment
-from console.sim.faults import (LOAD_KINDS, LOAD_PHASES, TRUNCATE, FaultSpecError, FaultState, StreamAction,
-                                faulted_stream, inject_load_crash, parse_fault, parse_faults, slow_deployment)
-from console.sim.memory import plan_memory
-from console.sim.runtime import TraceRecord
-from console.sim.startup import build_startup
+from console.sim.config.args import parse_argv, resolve_server_args
+from console.sim.config.deployment import load_deployment
+from console.sim.model.memory import plan_memory
+from console.sim.model.runtime import TraceRecord
+from console.sim.ops.faults import (
+    LOAD_KINDS,
+    LOAD_PHASES,
+    TRUNCATE,
+    FaultSpecError,
+    FaultState,
+    StreamAction,
+    faulted_stream,
+    inject_load_crash,
+    parse_fault,
+    parse_faults,
+    slow_deployment,
+)
+from console.sim.ops.startup import build_startup
 
 from .twin_process import EAGLE3_D6, FAST, MODEL, start_twin, stop_twin
 
@@ -124,7 +135,7 @@ def test_bad_spec_is_exit_2_with_one_line(capsys, argv, spec):
 
 
 def test_help_documents_the_grammar():
-    from console.sim.args import build_sim_parser
+    from console.sim.config.args import build_sim_parser
 
     text = re.sub(r"-\s+", "-", " ".join(build_sim_parser().format_help().split()))  # undo wraps at hyphens
     assert "--sim-fault SPEC" in text
@@ -161,7 +172,7 @@ def test_every_load_crash_has_the_exception_line_the_log_parser_finds():
     """All phase x kind combinations, rendered without a process (the e2e tests run three of them)."""
     from io import StringIO
 
-    from console.sim.logfmt import SimLog
+    from console.sim.ops.logfmt import SimLog
 
     ns, sim = parse_argv(BASE)
     dep = load_deployment()

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import statistics
-
 import pytest
 
-from console.sim.acceptance import conditionals, expected_accept_length
-from console.sim.args import parse_argv, resolve_server_args
-from console.sim.calibrate import ARMS, build_engine, run_cell
-from console.sim.deployment import load_deployment
-from console.sim.domain import detect_domain
-from console.sim.engine import Engine, RequestOutput, SimRequest
-from console.sim.memory import OutOfMemory, plan_memory
-from console.sim.steptime import StepTimeModel
-from console.sim.text import TextStream
-from console.sim.tokens import count_tokens
+from console.sim.config.args import parse_argv, resolve_server_args
+from console.sim.config.deployment import load_deployment
+from console.sim.content.domain import detect_domain
+from console.sim.content.text import TextStream
+from console.sim.content.tokens import count_tokens
+from console.sim.model.acceptance import conditionals, expected_accept_length
+from console.sim.model.calibrate import ARMS, build_engine
+from console.sim.model.engine import Engine, RequestOutput, SimRequest
+from console.sim.model.memory import OutOfMemory, plan_memory
+from console.sim.model.steptime import StepTimeModel
 
 DEP = load_deployment()
 
@@ -256,7 +254,7 @@ def test_stop_string_eos_and_stop_token():
 
 
 def test_count_tokens_is_o200k_and_the_fallback_estimate_is_close():
-    from console.sim.tokens import estimate_tokens
+    from console.sim.content.tokens import estimate_tokens
     assert count_tokens("Hello, world!") == 4  # Hello , world ! in o200k_base
     code = "def f(x):\n    return x + 1\n" * 50
     assert 0.85 < estimate_tokens(code) / count_tokens(code) < 1.15

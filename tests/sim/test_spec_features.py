@@ -10,10 +10,10 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from console.sim.adaptive import AdaptiveController, StepSlot
-from console.sim.args import ResolutionError, parse_argv, resolve_server_args
-from console.sim.calibrate import MODEL, run_cell
-from console.sim.deployment import load_deployment
+from console.sim.config.args import ResolutionError, parse_argv, resolve_server_args
+from console.sim.config.deployment import load_deployment
+from console.sim.model.adaptive import AdaptiveController, StepSlot
+from console.sim.model.calibrate import MODEL, run_cell
 
 from .twin_process import FAST, start_twin, stop_twin
 

@@ -1,4 +1,4 @@
-"""`kill -USR1` on a twin (console/sim/stacks.py): its scheduler state and asyncio task stacks go to its log, and it
+"""`kill -USR1` on a twin (console/sim/ops/stacks.py): its scheduler state and asyncio task stacks go to its log, and it
 keeps serving; an exception in its engine task ends it as a crashed scheduler ends SGLang. The peer runner's watchdog relies on it to say where a stalled twin waits."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def test_sigusr1_reports_a_held_request_and_the_twin_keeps_serving(tmp_path):
 
 _BUGGY_TWIN = """
 import sys
-import console.sim.engine as engine
+import console.sim.model.engine as engine
 commit = engine.Engine.commit
 def buggy(self, plan):
     if any(r.max_new_tokens == 400 and r.n_out >= 3 for r in self.running):  # the test's request, a few tokens in

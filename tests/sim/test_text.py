@@ -1,4 +1,4 @@
-"""The twin's output text (console/sim/text.py) re-tokenizes to the token counts the twin reports.
+"""The twin's output text (console/sim/content/text.py) re-tokenizes to the token counts the twin reports.
 
 The o200k ratio is asserted here (the console counts with bpe-openai's o200k). The Llama-family ratio (SmolLM2's
 HF tokenizer) needs transformers, which the console's environment does not have; it is measured by
@@ -12,7 +12,7 @@ import re
 import bpe_openai
 import pytest
 
-from console.sim.text import CODE_WORDS, PROSE_WORDS, STARTERS, TextStream
+from console.sim.content.text import CODE_WORDS, PROSE_WORDS, STARTERS, TextStream
 
 ENC = bpe_openai.get_encoding("o200k_base")
 DOMAINS = ("chat", "code", "math", "tool")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from console.sim.tokens import count_tokens
+from console.sim.content.tokens import count_tokens
 
 from .twin_process import FAST, MODEL, PAGE_1, start_twin, stop_twin
 

@@ -1,4 +1,4 @@
-"""The twin's request validation (console/sim/validate.py) against SGLang 0.5.23's formats: the texts of
+"""The twin's request validation (console/sim/entrypoints/validate.py) against SGLang 0.5.23's formats: the texts of
 `SamplingParams.verify`, `serving_chat._validate_request`, the LoRA refusal, FastAPI's RequestValidationError as
 SGLang's handler prints it, orjson's parse errors and /generate's JSON contract. The expected strings are
 SGLang's (its source, and its CPU server's answers to the same requests), never the twin's own output."""
@@ -9,14 +9,14 @@ import json
 
 import pytest
 
-from console.sim import validate as v
-from console.sim.tokens import _CHUNK_CHARS, _EXACT_CHARS, _o200k, count_tokens
-from console.sim.validate import RequestError, WireRefusal
+from console.sim.content.tokens import _CHUNK_CHARS, _EXACT_CHARS, _o200k, count_tokens
+from console.sim.entrypoints import errors as errs, validate as v
+from console.sim.entrypoints.errors import RequestError, WireRefusal
 
 SERVED = "moonshotai/Kimi-K2.6"
 HI = [{"role": "user", "content": "Say hi."}]
 CTX = 262144
-FILE = v.HTTP_SERVER_FILE
+FILE = errs.HTTP_SERVER_FILE
 
 
 def chat(body):
@@ -257,18 +257,18 @@ def test_json_media_types_with_parameters_pass():
     (b'{"a":1}}', "unexpected content after document", 7),
 ])
 def test_malformed_json_is_fastapis_json_invalid_with_orjsons_text(raw, error, pos):
-    e = refusal(v.parse_body, raw, "application/json", v.CHAT)
+    e = refusal(v.parse_body, raw, "application/json", errs.CHAT)
     err = f"{{'type': 'json_invalid', 'loc': ('body', {pos}), 'msg': 'JSON decode error', 'input': {{}}, " \
           f"'ctx': {{'error': {error!r}}}}}"
     assert e.body["message"] == fastapi_text(err)
 
 
 def test_bodies_that_parse():
-    assert v.parse_body(b'{"a": [1, 2.5, "x", null, true]}', "application/json", v.CHAT) == \
+    assert v.parse_body(b'{"a": [1, 2.5, "x", null, true]}', "application/json", errs.CHAT) == \
         {"a": [1, 2.5, "x", None, True]}
-    assert v.parse_body(b"", "application/json", v.CHAT) is v.MISSING
-    assert v.parse_body(b"null", "application/json", v.CHAT) is None
-    assert v.parse_body(b"{}", "text/plain", v.GENERATE) == b"{}"  # /generate: the raw bytes (a dataclass error)
+    assert v.parse_body(b"", "application/json", errs.CHAT) is v.MISSING
+    assert v.parse_body(b"null", "application/json", errs.CHAT) is None
+    assert v.parse_body(b"{}", "text/plain", errs.GENERATE) == b"{}"  # /generate: the raw bytes (a dataclass error)
 
 # ------------------------------------------------------------------------------------------------ LoRA syntax
 
@@ -305,7 +305,7 @@ def test_completions_rules():
 
 def test_generate_contract_texts():
     def contract(body) -> str:
-        with pytest.raises(v.ContractRefusal) as e:
+        with pytest.raises(errs.ContractRefusal) as e:
             v.check_generate_body(body)
         return str(e.value)
     assert contract({"text": "hi", "sampling_params": {"max_new_tokens": "abc"}}) == \
@@ -330,7 +330,7 @@ def test_generate_body_must_be_an_object():
 
 
 async def test_a_refused_generate_stream_is_one_sse_error_event_then_done():
-    resp = v.generate_stream_refusal("top_p must be in (0, 1], got 0.")
+    resp = errs.generate_stream_refusal("top_p must be in (0, 1], got 0.")
     chunks = [c async for c in resp.body_iterator]
     assert resp.status_code == 200 and resp.media_type == "text/event-stream"
     assert chunks[-1] == "data: [DONE]\n\n"
@@ -340,11 +340,11 @@ async def test_a_refused_generate_stream_is_one_sse_error_event_then_done():
 
 async def test_a_streamed_chat_the_scheduler_aborts_is_one_sse_error_event_then_done():
     """SGLang's answer to a streamed chat whose input does not fit the KV pool (validate_input_length)."""
-    e = v.input_length_refusal(8191, 8186)
+    e = errs.input_length_refusal(8191, 8186)
     assert isinstance(e, RequestError) and str(e) == (
         "Input length (8191 tokens) exceeds the maximum allowed length (8186 tokens). Use a shorter input or "
         "enable --allow-auto-truncate.")
-    resp = v.chat_stream_abort(str(e))
+    resp = errs.chat_stream_abort(str(e))
     chunks = [c async for c in resp.body_iterator]
     assert resp.status_code == 200 and chunks[-1] == "data: [DONE]\n\n"
     assert json.loads(chunks[0][len("data: "):]) == {"error": {

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from console.sim import validate as v
-from console.sim.tokens import count_tokens
+from console.sim.content.tokens import count_tokens
+from console.sim.entrypoints import errors as errs, validate as v
 
 pytestmark = pytest.mark.bench
 
@@ -43,7 +43,7 @@ def test_chat_validation_cost_per_request(capsys):
     raw = json.dumps(body).encode()
 
     def one() -> None:
-        b = v.parse_body(raw, "application/json", v.CHAT)
+        b = v.parse_body(raw, "application/json", errs.CHAT)
         req = v.check_chat(b, served_model="m", context_len=None)
         v.verify_sampling(v.chat_sampling_params(req))
     n = 200

@@ -2,8 +2,8 @@
 
 import statistics
 
-from console.sim.calibrate import ARMS, build_engine, run_cell
-from console.sim.deployment import load_deployment
+from console.sim.config.deployment import load_deployment
+from console.sim.model.calibrate import ARMS, build_engine, run_cell
 
 DEP = load_deployment()
 

@@ -12,7 +12,7 @@ import httpx
 import openai
 import pytest
 
-from console.sim.hidden import DEFAULT_HIDDEN_SIZE, NOT_CONFIGURED
+from console.sim.content.hidden import DEFAULT_HIDDEN_SIZE, NOT_CONFIGURED
 
 from .twin_process import FAST, MODEL, sse_json, start_twin, stop_twin
 

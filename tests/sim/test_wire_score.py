@@ -11,8 +11,8 @@ import math
 import httpx
 import pytest
 
-from console.sim.deployment import load_deployment
-from console.sim.score import score
+from console.sim.config.deployment import load_deployment
+from console.sim.entrypoints.score import score
 
 from .twin_process import FAST, MODEL, start_twin, stop_twin
 

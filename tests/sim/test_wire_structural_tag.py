@@ -12,7 +12,7 @@ import re
 import httpx
 import pytest
 
-from console.sim.constrained import constraint_of, constrained_text
+from console.sim.content.constrained import constrained_text, constraint_of
 
 from .twin_process import FAST, MODEL, start_twin, stop_twin
 

@@ -214,7 +214,7 @@ def test_short_question_thinks_briefly_like_sglangs_reasoning_test(twin):
 
 
 def test_thinking_toggles_per_reasoning_parser():
-    from console.sim.toolcalls import thinking_on
+    from console.sim.content.toolcalls import thinking_on
     assert thinking_on({}, "kimi_k2") and not thinking_on({"chat_template_kwargs": {"thinking": False}}, "kimi_k2")
     assert not thinking_on({"chat_template_kwargs": {"enable_thinking": False}}, "qwen3")
     assert thinking_on({"chat_template_kwargs": {"thinking": False}}, "qwen3")  # not qwen3's switch

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from textual.app import App
 
+from console.core.sessions.compare import compare_cells
 from console.core.sessions.pairs import recompute_pair, report_markdown
-from console.core.sessions.browse import compare_cells
 from console.ui.screens.forecast import ForecastScreen
 from console.ui.screens.sessions import CompareScreen, ReportScreen, SessionsScreen
 from tests.ui.waits import screen_text, wait_until
@@ -109,8 +109,8 @@ async def test_p_jumps_to_the_newest_pair_and_enter_opens_its_recomputed_report(
 
 
 async def test_several_pairs_in_a_session_list_newest_first_and_each_report_is_its_own(sessions):
-    from tests.unit.test_browse import write_pair
     from console.core.sessions.store import Session
+    from tests.unit.test_browse import write_pair
     write_pair(Session(sessions["new"]), sessions["b1"], sessions["a1"])  # a second pair: the arms swapped
     app = browser()
     async with app.run_test(size=(160, 48)) as pilot:
@@ -237,6 +237,7 @@ async def test_empty_root_says_so_and_escape_goes_back(tmp_path, monkeypatch):
 async def test_leaving_before_the_disk_is_read_is_harmless(sessions, monkeypatch):
     """The disk read (a worker thread) is held until the browser is closed, then let finish."""
     import threading
+
     import console.ui.screens.sessions as mod
     real = mod.list_sessions
     reading, release, read = threading.Event(), threading.Event(), threading.Event()

@@ -6,12 +6,10 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from textual.widgets._toast import Toast
 
 from console.core.engine.stream import InFlight
 from console.core.run.monitor import LiveMonitor
-from console.core.run.state import ArmRecord
 from console.ui import render
 from tests.ui.test_app import app_with_fake, widget_text
 from tests.ui.waits import screen_text, wait_until
@@ -85,16 +83,16 @@ async def test_flip_diff_never_prints_none():
 
 
 def test_compare_verdict_reads_in_one_sign(tmp_path):
-    from console.core.sessions import browse
+    from console.core.sessions import compare
     from tests.unit.test_browse import build_sessions
     p = build_sessions(tmp_path)
-    slower = browse.compare_cells(p["b1"], p["a1"], seed=0)
+    slower = compare.compare_cells(p["b1"], p["a1"], seed=0)
     m = re.fullmatch(r"B slower by (\d+\.\d)% \(95% CI (\d+\.\d) to (\d+\.\d)% slower\)", slower.verdict)
     assert m, slower.verdict
     point, lo, hi = map(float, m.groups())
     assert lo <= point <= hi
     assert (lo, hi) == (round(-slower.effect.high_pct, 1), round(-slower.effect.low_pct, 1))
-    faster = browse.compare_cells(p["a1"], p["b1"], seed=0)
+    faster = compare.compare_cells(p["a1"], p["b1"], seed=0)
     assert re.fullmatch(r"B faster by \d+\.\d% \(95% CI \d+\.\d to \d+\.\d% faster\)", faster.verdict)
 
 
@@ -197,6 +195,7 @@ async def test_log_view_hides_access_lines_by_default_and_a_shows_them():
 
 async def test_run_cell_form_shows_ctrl_r_and_each_sets_input_length():
     from textual.widgets import Select
+
     from console.ui.screens.run_cell import RunCellScreen
     app, _ = app_with_fake()
     async with app.run_test(size=(80, 24)) as pilot:

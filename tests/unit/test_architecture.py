@@ -1,6 +1,7 @@
 """Boundaries docs/architecture.md#layers fixes: core never imports Textual; the UI never parses HTTP or logs."""
 
 import ast
+import re
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[2] / "console"
@@ -39,50 +40,32 @@ def test_console_never_imports_sglang():
 
 # --- layers and cycles (docs/architecture.md) -------------------------------------------------------------------
 
-ALLOWED: dict[str, set[str] | None] = {
-    # package faces and data (exact names)
-    "console": set(),
-    "console.core": set(),
-    "console.data": set(),
-    # leaves
-    "console.core.arm": set(),
-    "console.core.redaction": set(),
-    "console.core.fmt": set(),
-    "console.core.places": set(),
-    "console.core.measure": set(),
-    "console.core.workload": {"console.core.places"},
-    "console.core.telemetry": set(),
-    # clients and launch, side by side (neither imports the other)
-    "console.core.engine": {"console.core.fmt", "console.core.arm", "console.core.measure"},
-    "console.core.launch": {"console.core.fmt", "console.core.arm", "console.core.redaction", "console.core.telemetry",
-                            "console.core.places"},
-    # artifacts on disk
-    "console.core.sessions": {"console.core.fmt", "console", "console.core.arm", "console.core.measure", "console.core.redaction",
-                              "console.core.places"},
-    # what drives a server over time
-    "console.core.run": {"console.core.fmt", "console.core.arm", "console.core.engine", "console.core.launch", "console.core.measure",
-                         "console.core.redaction", "console.core.sessions", "console.core.telemetry",
-                         "console.core.workload"},
-    "console.core.campaign": {"console.core.fmt", "console.core.places", "console.core.arm", "console.core.engine",
-                              "console.core.launch",
-                              "console.core.measure", "console.core.redaction", "console.core.sessions",
-                              "console.core.telemetry", "console.core.workload", "console.core.run"},
-    "console.core.exits": {"console.core.engine", "console.core.launch"},
-    # shared reports (HTML, SVG/PNG plots) over the artifacts; a campaign's analysis when given one
-    "console.core.report": {"console", "console.core.fmt", "console.core.arm", "console.core.measure",
-                            "console.core.redaction", "console.core.sessions", "console.core.campaign"},
-    # above core
-    "console.ui": {"console.core.fmt", "console.core.arm", "console.core.exits", "console.core.launch", "console.core.measure",
-                   "console.core.campaign",
-                   "console.core.run", "console.core.sessions", "console.core.telemetry", "console.core.workload",
-                   "console.core.report"},
-    "console.authoring": {"console.core.workload"},
-    "console.sim": {"console.core.launch"},
-    "console.cli": None,  # the entry point may import anything
-    "console.cli_sweep": None,  # `sweep` (and the campaign part of `report`): a part of the entry point
-    "console.cli_probe": None,  # `probe verify-tax`: a part of the entry point
-}
-"""Each part of console/ and the parts it may import (besides itself); a test holds the code to it."""
+DOC = PKG.parent / "docs" / "architecture.md"
+
+
+def _part_name(cell: str) -> str:
+    """`core/arm.py` -> console.core.arm, `core/measure/` -> console.core.measure, `__init__.py` -> console."""
+    path = cell.strip().strip("`").removesuffix("/").removesuffix(".py").removesuffix("__init__").removesuffix("/")
+    return ".".join(["console", *[x for x in path.split("/") if x]])
+
+
+def _layers_from_the_doc() -> dict[str, set[str] | None]:
+    """docs/architecture.md#layers, the one statement of the layers: each row's part and what it may import."""
+    text = DOC.read_text()
+    section = text[text.index("## Layers"):text.index("## Data flow")]
+    out: dict[str, set[str] | None] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or not cells[0].startswith("`"):
+            continue
+        may = cells[2]
+        out[_part_name(cells[0])] = None if may == "anything" else (
+            set() if may == "—" else {_part_name(m) for m in re.findall(r"`([^`]+)`", may)})
+    return out
+
+
+ALLOWED: dict[str, set[str] | None] = _layers_from_the_doc()
+"""Each part of console/ and the parts it may import (besides itself), read from docs/architecture.md."""
 
 
 def _module(path: Path) -> str:
@@ -190,7 +173,7 @@ def test_the_architecture_test_sees_a_cycle_and_a_layer_break(tmp_path, monkeypa
 
 
 def test_the_ui_depends_on_one_runtime_protocol_that_runtime_and_the_fake_both_provide():
-    from console.core.run.protocol import ConsoleRuntime
+    from console.core.run.interface import ConsoleRuntime
     from console.core.run.runtime import Runtime
     from tests.ui.fake_runtime import FakeRuntime
     fake = FakeRuntime(lambda e: None)
@@ -203,3 +186,26 @@ def test_the_ui_depends_on_one_runtime_protocol_that_runtime_and_the_fake_both_p
     ui = PKG / "ui"
     users = [p for p in ui.rglob("*.py") if "console.core.run.runtime" in imports(p)]
     assert users == [], f"the UI imports the Runtime class instead of the protocol: {users}"
+
+
+def test_the_layers_come_from_the_doc_and_name_real_parts():
+    """The table in docs/architecture.md is read, not copied: every part it names exists in console/, and the twin's
+    floors are among them."""
+    mods = set(_graph())
+    assert {"console.sim.content", "console.sim.config", "console.sim.model", "console.sim.ops",
+            "console.sim.entrypoints", "console.sim", "console.cli", "console.core.run"} <= set(ALLOWED)
+    phantom = [p for p in ALLOWED if not any(m == p or m.startswith(p + ".") for m in mods)]
+    assert phantom == [], f"docs/architecture.md names parts that are not in console/: {phantom}"
+    for deps in ALLOWED.values():
+        assert deps is None or deps <= set(ALLOWED), deps
+
+
+def test_the_twin_imports_only_downward():
+    """The twin's floors: content < config < model < ops < entrypoints < the process (sim/cli.py). A planted
+    upward import (the engine model reaching for the HTTP app) is against the layers."""
+    floors = ["console.sim.content", "console.sim.config", "console.sim.model", "console.sim.ops",
+              "console.sim.entrypoints", "console.sim"]
+    for i, f in enumerate(floors):
+        assert (ALLOWED[f] or set()) & set(floors) == set(floors[:i]), f
+    assert _part("console.sim.entrypoints.app") not in ALLOWED[_part("console.sim.model.engine")]
+    assert _part("console.sim.cli") == "console.sim" and _part("console.sim.model.engine") == "console.sim.model"

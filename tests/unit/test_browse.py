@@ -16,12 +16,12 @@ import pytest
 
 from console.core.launch.profile import resolve_profile
 from console.core.measure import stats
-from console.core.run.cell import CellProtocol
 from console.core.measure.pairs import bootstrap_ratio, speeds
 from console.core.measure.records import RequestRecord
+from console.core.run.cell import CellProtocol
 from console.core.run.pair import PairSpec, _finish
+from console.core.sessions import browse, compare, forecasts
 from console.core.sessions.pairs import Leg, recompute_pair
-from console.core.sessions import browse
 from console.core.sessions.store import Session, load_rows, read_json
 
 SHA = {name: hashlib.sha256(name.encode()).hexdigest() for name in ("tool", "math", "health")}
@@ -158,8 +158,9 @@ def test_several_pairs_per_session_newest_first(tmp_path):
 def test_listing_recomputes_when_rows_are_newer_than_the_summary(tmp_path):
     s = make_session(tmp_path, "20260520T090000Z", "x")
     d = make_cell(s, "tool", A_SPEEDS[:4])
-    from console.core.sessions.store import CellWriter
     import os
+
+    from console.core.sessions.store import CellWriter
     CellWriter(d).append(row(9, 900.0, HISTS6[0]))  # a resumed cell: one more row after the summary
     st = (d / "summary.json").stat()
     os.utime(d / "summary.json", (st.st_atime, st.st_mtime - 10))
@@ -200,7 +201,7 @@ def test_ago_and_local_time():
 
 def test_compare_cells_is_the_pair_bootstrap_of_b_vs_a(tmp_path):
     p = build_sessions(tmp_path)
-    ps = browse.compare_cells(p["a1"], p["b1"], seed=0)
+    ps = compare.compare_cells(p["a1"], p["b1"], seed=0)
     want = bootstrap_ratio(speeds(load_rows(p["a1"])), speeds(load_rows(p["b1"])), 0)
     assert ps.effect == want and ps.effect.resolved and ps.verdict.startswith("B faster by")
     assert (ps.a.n, ps.b.n, ps.order) == (8, 8, "AB")
@@ -211,15 +212,15 @@ def test_compare_cells_is_the_pair_bootstrap_of_b_vs_a(tmp_path):
     doc, pair_ps, _ = recompute_pair(p["new"])
     assert pair_ps.effect == ps.effect
     # reversed: B slower, same magnitude of point estimate
-    rev = browse.compare_cells(p["b1"], p["a1"], seed=0)
+    rev = compare.compare_cells(p["b1"], p["a1"], seed=0)
     assert rev.verdict.startswith("B slower by")
-    assert browse.comparison_caveats(p["a1"], p["b1"]) == []
+    assert compare.comparison_caveats(p["a1"], p["b1"]) == []
 
 
 def test_compare_refuses_different_prompt_set_hashes_in_one_line_naming_both(tmp_path):
     p = build_sessions(tmp_path)
     with pytest.raises(ValueError) as ei:
-        browse.compare_cells(p["a1"], p["math"])
+        compare.compare_cells(p["a1"], p["math"])
     msg = str(ei.value)
     assert "\n" not in msg and "prompt sets differ" in msg
     assert SHA["tool"][:12] in msg and SHA["math"][:12] in msg and "tool" in msg and "math" in msg
@@ -229,12 +230,12 @@ def test_compare_refuses_protocol_differences_but_not_n(tmp_path):
     s = make_session(tmp_path, "20260520T100000Z", "protos")
     base = make_cell(s, "base", A_SPEEDS)
     more_n = make_cell(s, "more-n", B_SPEEDS + [501.0, 502.0])
-    assert browse.compare_cells(base, more_n).b.n == 10
+    assert compare.compare_cells(base, more_n).b.n == 10
     for change, word in ((dict(max_tokens=128), "max_tokens 256 vs 128"), (dict(temperature=0.0), "temperature 0.6 vs 0.0"),
                          (dict(concurrency=4), "concurrency 1 vs 4"), (dict(endpoint="generate"), "endpoint chat vs generate")):
         other = make_cell(s, f"x-{word.split()[0]}", B_SPEEDS, proto=CellProtocol(**{**asdict(PROTO), **change}))
         with pytest.raises(ValueError, match="protocols differ") as ei:
-            browse.compare_cells(base, other)
+            compare.compare_cells(base, other)
         assert word in str(ei.value) and "\n" not in str(ei.value) and SHA["tool"][:12] in str(ei.value)
 
 
@@ -245,7 +246,7 @@ def test_compare_refuses_cells_measured_at_different_twin_time_scales(tmp_path):
     mf = fast / "manifest.json"
     mf.write_text(json.dumps({**json.loads(mf.read_text()), "sim_time_scale": 8.0}))
     with pytest.raises(ValueError, match="time scale") as ei:
-        browse.compare_cells(base, fast)
+        compare.compare_cells(base, fast)
     assert "×1" in str(ei.value) and "×8" in str(ei.value) and "\n" not in str(ei.value)
     e = browse.read_cell(fast)
     assert e.sim_time_scale == 8.0 and browse.read_cell(base).sim_time_scale is None
@@ -254,12 +255,12 @@ def test_compare_refuses_cells_measured_at_different_twin_time_scales(tmp_path):
 def test_compare_refuses_torn_manifest_and_same_cell_and_notes_cross_session(tmp_path):
     p = build_sessions(tmp_path)
     with pytest.raises(ValueError, match="manifest.json unreadable"):
-        browse.compare_cells(p["torn"], p["math"])
+        compare.compare_cells(p["torn"], p["math"])
     with pytest.raises(ValueError, match="same cell"):
-        browse.compare_cells(p["a1"], p["a1"])
-    ps = browse.compare_cells(p["old_tool"], p["a1"])
+        compare.compare_cells(p["a1"], p["a1"])
+    ps = compare.compare_cells(p["old_tool"], p["a1"])
     assert ps.effect.point_pct is not None
-    cav = browse.comparison_caveats(p["old_tool"], p["a1"])
+    cav = compare.comparison_caveats(p["old_tool"], p["a1"])
     assert any("different sessions" in c for c in cav)
 
 
@@ -267,7 +268,7 @@ def test_compare_refuses_torn_manifest_and_same_cell_and_notes_cross_session(tmp
 
 def test_cell_forecast_matches_the_cli_and_uses_a_given_tax(tmp_path):
     p = build_sessions(tmp_path)
-    cf = browse.cell_forecast(p["old_tool"], verify_tax_ms=0.1)
+    cf = forecasts.cell_forecast(p["old_tool"], verify_tax_ms=0.1)
     fc = cf.forecast
     assert (cf.family, cf.depth, cf.measured_positions) == ("EAGLE3", 6, 6)
     assert [pt.depth for pt in fc.points] == [3, 4, 5, 6, 7, 8]
@@ -275,19 +276,19 @@ def test_cell_forecast_matches_the_cli_and_uses_a_given_tax(tmp_path):
     at6 = fc.at(6)
     assert at6.tau == pytest.approx(fc.base_tau) and at6.tok_s == pytest.approx(fc.base_tok_s)
     assert fc.at(8).extrapolated_positions == 2
-    alone = browse.cell_forecast(p["old_tool"]).forecast  # no sibling at another width: the published tax
+    alone = forecasts.cell_forecast(p["old_tool"]).forecast  # no sibling at another width: the published tax
     assert alone.tax.source == "published" and alone.tax_source.startswith("published (chain drafting")
     with pytest.raises(ValueError, match="no rows.jsonl"):
-        browse.cell_forecast(tmp_path)
+        forecasts.cell_forecast(tmp_path)
 
 
 def test_cell_forecast_refuses_an_unresolved_session_fit_and_says_so(tmp_path):
     """A1 (d6) and B1 (d7) share set and protocol in this session, but their requests' steps overlap: the fitted
     slope's CI includes 0, so the forecast uses the published tax and says why."""
     p = build_sessions(tmp_path)
-    fit, why = browse.session_tax(p["a1"])
+    fit, why = forecasts.session_tax(p["a1"])
     assert fit is None and "across widths 7, 8 on tool" in why and "not resolved" in why
-    cf = browse.cell_forecast(p["a1"])
+    cf = forecasts.cell_forecast(p["a1"])
     assert cf.forecast.tax.source == "published" and why in cf.forecast.tax_source
 
 
@@ -295,14 +296,14 @@ def test_cell_forecast_dflash_blocks_and_refusals(tmp_path):
     s = make_session(tmp_path, "20260520T100000Z", "dflash")
     dfl = {"algorithm": "DFLASH", "num_steps": None, "topk": None, "num_draft_tokens": 8}
     d = make_cell(s, "tool", A_SPEEDS, spec=dfl, hists=HISTS7)
-    cf = browse.cell_forecast(d)
+    cf = forecasts.cell_forecast(d)
     assert cf.depth == 8 and [pt.depth for pt in cf.forecast.points] == [4, 8, 16, 32]
     nospec = make_cell(s, "nospec", A_SPEEDS, spec=None)
     with pytest.raises(ValueError, match="no per-position acceptance"):
-        browse.cell_forecast(nospec)
+        forecasts.cell_forecast(nospec)
     tree = make_cell(s, "tree", A_SPEEDS, spec={**D6, "topk": 4})
     with pytest.raises(ValueError, match="tree drafting"):
-        browse.cell_forecast(tree)
+        forecasts.cell_forecast(tree)
 
 
 def test_pair_json_written_by_the_builder_has_relative_legs(tmp_path):
@@ -319,7 +320,7 @@ def test_the_published_tax_prices_only_the_model_it_was_measured_on(tmp_path):
 
     import pytest
 
-    from console.core.sessions.browse import cell_forecast
+    from console.core.sessions.forecasts import cell_forecast
     p = build_sessions(tmp_path)
     cell = p["a1"]
     m = json.loads((cell / "manifest.json").read_text())

@@ -3,13 +3,15 @@ that names the field, with exit code 2 (`serving-console sweep PLAN --dry-run`).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from console.cli import main
-from console.core.campaign.plan import PlanError, estimate, kv_needed, load_plan, parse_plan, refusals
+from console.core.campaign.estimate import estimate
+from console.core.campaign.parse import load_plan, parse_plan
+from console.core.campaign.plan import PlanError
+from console.core.campaign.refusals import kv_needed, refusals
 from console.core.exits import EXIT_OK, EXIT_USAGE
 from console.core.launch.profile import resolve_profile
 from console.core.sessions.store import write_json
@@ -201,7 +203,7 @@ def test_a_concurrency_the_recorded_kv_capacity_cannot_hold_is_refused(tmp_path,
     code, lines = sweep([str(p), "--sim", "--dry-run", "--sessions", str(tmp_path / "s")], capsys)
     assert code == EXIT_USAGE
     (ln,) = lines
-    from console.core.campaign.plan import max_prompt_tokens
+    from console.core.campaign.refusals import max_prompt_tokens
     pt = max(max_prompt_tokens("tool"), max_prompt_tokens("math"))
     need = kv_needed(32, pt, 2048)
     assert ln == (f"{p}: workload[0].concurrency 32 for arms[0] (k26-eagle3-d5): needs 32 × ({pt:,} prompt + 2,048 "
@@ -274,7 +276,7 @@ def test_estimate_forecasts_a_depth_never_measured_from_another_depth_of_its_fam
 
 
 def test_the_plan_warns_when_the_twins_scale_times_streams_measures_the_client(tmp_path):
-    from console.core.campaign.plan import plan_lines
+    from console.core.campaign.describe import plan_lines
     ref = load_plan(CAMPAIGNS / "reference.toml")
     lines = plan_lines(ref, estimate(ref, sim=True, time_scale=8, sessions_root=tmp_path), sim=True)
     (w,) = [ln for ln in lines if "warning" in ln]
@@ -295,4 +297,4 @@ def test_the_documented_example_plan_parses():
     assert plan.arm_nodes(plan.arm("k26-eagle3-adaptive")) == ["node-b"]
     assert {"k26-nospec", "k26-eagle3-d3", "k26-eagle3-d5", "k26-eagle3-d7", "k26-eagle3-adaptive"} <= \
         {a.name for a in plan.arms}
-    assert plan.kv_policy == "refuse" and plan.protocol.n_at(32) == 32
+    assert plan.kv_policy == "refuse" and plan.n_at(32) == 32

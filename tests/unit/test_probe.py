@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from console.core.exits import EXIT_USAGE, exit_code
-from console.core.launch.profile import Drafter, resolve_profile
+from console.core.launch.profile import resolve_profile
 from console.core.measure.forecast import ProbeFit, probe_fit
 from console.core.run.probe import ProbeRefused, max_tree_width, plan_probe, tree_refusal
 from console.core.sessions.probes import session_probe
@@ -201,7 +201,7 @@ def test_between_leg_scatter_is_estimated_and_widens_the_ci():
 
 def test_the_forecast_screen_and_cli_table_name_the_probed_source(tmp_path):
     """A cell of an older console (no `arm` in its manifest, only its speculative record) in a session with a probe:
-    the one forecast (sessions.browse.cell_forecast) takes the probed tax and the forecast screen prints its source."""
+    the one forecast (sessions.forecasts.cell_forecast) takes the probed tax and the forecast screen prints its source."""
     from console.core.engine.server_info import ServerInfo
     from console.ui.screens.forecast import forecast_body
     from tests.ui.fake_runtime import HISTS, _write_cell, row
@@ -220,7 +220,7 @@ def test_the_forecast_screen_and_cli_table_name_the_probed_source(tmp_path):
         "kind": "verify-tax", "complete": True, "fit": fit.to_json(), "model_path": info.raw.get("model_path"),
         "arm": {"family": "eagle3", "steps": 6, "topk": 1, "draft_tokens": 7, "kv_dtype": "auto",
                 "draft_model": info.arm.draft_model}, "prompt_set": {"name": "tool"}}))
-    from console.core.sessions.browse import cell_forecast
+    from console.core.sessions.forecasts import cell_forecast
     cf = cell_forecast(cell, [5, 6, 7])
     assert cf.forecast.tax.source == "probed" and cf.forecast.tax.ms == pytest.approx(fit.chain.slope_ms)
     from rich.console import Console

@@ -11,8 +11,8 @@ from console.authoring import material_source
 from console.authoring.builder import SETS, build_all
 from console.authoring.material_source import PINS
 from console.core.workload.prompts import PromptSetError, load_set, messages_sha256, messages_tokens, verify_all
-from console.sim.domain import detect_domain
-from console.sim.tokens import messages_text
+from console.sim.content.domain import detect_domain
+from console.sim.content.tokens import messages_text
 
 REPO = Path(__file__).resolve().parents[2]
 PROMPTS = REPO / "console" / "shipped" / "prompts"
@@ -86,7 +86,7 @@ def test_sha256_distinct_within_and_across_sets(sets):
 def test_engine_twin_detects_each_prompt_as_its_own_domain(sets, name):
     wrong = {p.id: detect_domain(messages_text(p.messages)) for p in sets[name].prompts}
     wrong = {k: v for k, v in wrong.items() if v != _domain(name)}
-    assert wrong == {}, f"console/sim/domain.py classifies these {name} prompts otherwise: {wrong}"
+    assert wrong == {}, f"console/sim/content/domain.py classifies these {name} prompts otherwise: {wrong}"
 
 
 def test_rebuild_reproduces_every_committed_byte_on_any_machine(tmp_path, monkeypatch):

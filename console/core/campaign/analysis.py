@@ -351,7 +351,7 @@ def _net_negative(arm: str, node: str, ps: str, cs: list[_Cell], cells: list[_Ce
 
 
 def _ladders(cells: list[_Cell], figs, arm_of, pre) -> list[dict]:
-    from console.core.sessions.browse import cell_forecast, default_depths
+    from console.core.sessions.forecasts import cell_forecast, default_depths
     groups: dict[tuple[str, str, str, int], list[_Cell]] = {}
     for c in cells:
         am = arm_of.get(c.arm, Arm())

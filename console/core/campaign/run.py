@@ -3,7 +3,7 @@
 with the anchor cell the pair runner uses, then its cells through `Runtime.run_cell` — the one cell runner, so
 rows land fsync'ed in `rows.jsonl` before they are shown. Nodes run in parallel, one `Runtime` each.
 
-Before a cell runs, its depth forecast (the one forecast, `sessions.browse.cell_forecast`, from the shallowest
+Before a cell runs, its depth forecast (the one forecast, `sessions.forecasts.cell_forecast`, from the shallowest
 depth of its family already measured on the same set and concurrency) is written to the journal; after it, the
 measurement is compared with it. During a cell `/metrics` is sampled into the cell's `kv-samples.jsonl` (KV usage,
 running and queued requests, the queue-time histogram), the evidence the concurrency curves read.
@@ -25,17 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from console.core.campaign import journal as J
-from console.core.campaign.plan import (
-    ArmSpec,
-    CellPlan,
-    Estimate,
-    Plan,
-    kv_needed,
-    load_plan,
-    max_prompt_tokens,
-    parse_plan,
-)
-from console.core.fmt import utc_iso, utc_stamp
+from console.core.campaign.estimate import Estimate
+from console.core.campaign.parse import load_plan, parse_plan
+from console.core.campaign.plan import ArmSpec, CellPlan, Plan
+from console.core.campaign.refusals import kv_needed, max_prompt_tokens
+from console.core.fmt import num, utc_iso, utc_stamp
 from console.core.launch.ports import free_port
 from console.core.launch.process import EngineLost
 from console.core.launch.profile import load_profile, profile_to_toml
@@ -291,8 +285,8 @@ class CampaignRunner:
                 anchor_dir = rt.state.cells_done[-1].cell_dir if rt.state.cells_done else None
                 self.journal.write("anchor", node=node, arm=a.name, cell_dir=_rel(anchor_dir, self.dir),
                                    median_tok_s=res.summary.median_tok_s, tau=res.summary.tau)
-                self.emit("anchor", node, f"[{node}] anchor {a.name}: {_f(res.summary.median_tok_s)} tok/s, "
-                                          f"τ {_f(res.summary.tau, '.2f')} (n={res.summary.n_included})")
+                self.emit("anchor", node, f"[{node}] anchor {a.name}: {num(res.summary.median_tok_s)} tok/s, "
+                                          f"τ {num(res.summary.tau, '.2f')} (n={res.summary.n_included})")
                 self._check_alive(rt, node)
                 todo = [cp for cp in todo if not self._skip(node, cp, cap)]
                 if todo:
@@ -413,7 +407,7 @@ class CampaignRunner:
         self.journal.write("cell_done", node=node, key=cp.key, cell_dir=_rel(cell_dir, self.dir), complete=res.complete,
                            median_tok_s=s.median_tok_s, tau=s.tau, n_included=s.n_included,
                            wall_s=live.ended - (live.started or live.ended), forecast_error_pct=live.error_pct)
-        self.emit("cell_done", node, f"[{node}] {cp.key}: {_f(s.median_tok_s)} tok/s median, τ {_f(s.tau, '.2f')} "
+        self.emit("cell_done", node, f"[{node}] {cp.key}: {num(s.median_tok_s)} tok/s median, τ {num(s.tau, '.2f')} "
                                      f"(n={s.n_included}) in {_dur(live.ended - (live.started or live.ended))}"
                   + (f"; forecast {fc['tok_s']:.1f} → measured {s.median_tok_s:.1f} ({live.error_pct:+.1f}%)"
                      if fc is not None and live.error_pct is not None else "")
@@ -422,7 +416,7 @@ class CampaignRunner:
     def _forecast(self, cp: CellPlan) -> dict[str, Any] | None:
         """The pre-run forecast of this cell: from the shallowest measured depth of the same family (same draft
         model, KV dtype and model) on the same prompt set, concurrency and output length, same node first."""
-        from console.core.sessions.browse import cell_forecast
+        from console.core.sessions.forecasts import cell_forecast
         a = self.plan.arm(cp.arm)
         arm = a.profile.arm
         if not arm.speculative or arm.depth is None or arm.adaptive or (arm.topk or 1) != 1 and not arm.is_block:
@@ -501,12 +495,8 @@ def _rel(p: str | None, base: Path) -> str | None:
         return str(p)
 
 
-def _f(v: float | None, spec: str = ".1f") -> str:
-    return "—" if v is None else f"{v:{spec}}"
-
-
 def _dur(s: float | None) -> str:
-    from console.core.campaign.plan import fmt_duration
+    from console.core.campaign.describe import fmt_duration
     return fmt_duration(s)
 
 

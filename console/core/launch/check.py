@@ -36,6 +36,7 @@ from console.core.launch.catalogue_cache import CatalogueResolution, Runner, res
 from console.core.launch.flags import PINNED_VERSION, FlagCatalogue, FlagSpec, build_parser, pinned_catalogue
 from console.core.launch.profile import Profile
 from console.core.launch.rules import (
+    DEST_FIELD,
     FLAG_CHANGES,
     Finding,
     RuleContext,
@@ -44,18 +45,6 @@ from console.core.launch.rules import (
     parse_version,
 )
 
-# profile field that emits each flag (for error messages)
-FLAG_FIELD = {
-    "--model-path": "model.path", "--tp-size": "model.tp", "--dp-size": "model.dp", "--nnodes": "model.nnodes",
-    "--trust-remote-code": "model.trust_remote_code",
-    "--context-length": "model.context_length", "--speculative-algorithm": "drafter.family",
-    "--speculative-draft-model-path": "drafter.model", "--speculative-num-steps": "drafter.steps",
-    "--speculative-eagle-topk": "drafter.topk", "--speculative-num-draft-tokens": "drafter.draft_tokens",
-    "--speculative-dflash-block-size": "drafter.draft_tokens", "--kv-cache-dtype": "kv.dtype",
-    "--mem-fraction-static": "kv.mem_fraction_static", "--host": "server.host", "--port": "server.port",
-    "--enable-metrics": "server.enable_metrics", "--served-model-name": "server.served_model_name",
-    "--max-running-requests": "server.max_running_requests", "--api-key": "server.api_key_env",
-}
 EXTRA = "server.extra_args"
 
 
@@ -144,7 +133,9 @@ def _segments(flags: list[str], cat: FlagCatalogue, n_profile: int) -> list[_Seg
                     j = min(n, j + spec.nargs)
                 else:
                     j = min(n, j + 1)
-        fld = EXTRA if i >= n_profile else FLAG_FIELD.get(name, EXTRA)
+        # the profile field that emits the flag (for error messages): rules.DEST_FIELD, keyed by the flag's dest
+        dest = spec.dest if spec is not None else (name or "").lstrip("-").replace("-", "_")
+        fld = EXTRA if i >= n_profile else DEST_FIELD.get(dest, EXTRA)
         segs.append(_Seg(i, j, name, spec, fld))
         i = j
     return segs

@@ -248,6 +248,12 @@ class Profile:
         return out
 
 
+def twin_args(sim_arg: list[str] | tuple[str, ...] | None, time_scale: float | None) -> list[str]:
+    """The twin's own flags a command or screen adds to a profile's argv (`--sim-arg` items, then the time scale):
+    the one builder the CLI and the TUI use."""
+    return [*(sim_arg or ()), *(["--sim-time-scale", str(time_scale)] if time_scale is not None else [])]
+
+
 def profile_from_server_info(info, url: str, name: str | None = None) -> Profile:
     """The arm a running server is serving, read back from its resolved `/server_info` (attach)."""
     import httpx

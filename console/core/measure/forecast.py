@@ -1,6 +1,6 @@
 """Depth forecast (docs/measurement.md#forecast): price other draft depths from one measured cell, before running
 them. This module is the one forecast; everything that prices a depth (the flip box, the forecast screen, the
-pair recorder, `serving-console forecast`) goes through `sessions.browse.cell_forecast`, which calls it.
+pair recorder, `serving-console forecast`) goes through `sessions.forecasts.cell_forecast`, which calls it.
 
 From the cell at depth k0: per-position acceptance p_1..p_k0 (pooled histogram), its median tok/s and τ,
 hence its implied step time step(k0) = τ/tok/s. For another depth k (chain drafting):

@@ -2,7 +2,7 @@
 a cell, a session, a pair or a campaign, and each of its plots as SVG and PNG.
 
 Every figure is computed by the functions `report` uses (sessions.report.cell_report, sessions.pairs.compute,
-measure.pairs.speeds, sessions.browse.cell_forecast), never re-derived here; each plot's caption names the
+measure.pairs.speeds, sessions.forecasts.cell_forecast), never re-derived here; each plot's caption names the
 quantity (its definition from measure.stats.DEFINITIONS) and the rows it comes from. The page holds no script, no
 external reference of any kind (a Content-Security-Policy forbids every fetch), and no secret: argv and mappings
 pass through core.redaction once more on their way into it.
@@ -22,7 +22,8 @@ from console.core.measure import stats
 from console.core.measure.pairs import PairStats, speeds
 from console.core.redaction import redact_argv, redact_mapping
 from console.core.report import plot as P
-from console.core.sessions.browse import arm_of, cell_forecast
+from console.core.sessions.browse import arm_of
+from console.core.sessions.forecasts import cell_forecast
 from console.core.sessions.pairs import compute, pair_files, pair_time_scale
 from console.core.sessions.report import cell_figure_rows, cell_report, time_scale_note
 from console.core.sessions.store import iter_cells, load_rows, read_json

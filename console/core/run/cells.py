@@ -191,8 +191,8 @@ class Cells:
 
     def forecast_for(self, flip) -> tuple[Any, str]:
         """(Forecast | None, note): price a depth flip from the running arm's forecast base (the one forecast,
-        sessions.browse.cell_forecast, with its verify-tax policy)."""
-        from console.core.sessions.browse import cell_forecast
+        sessions.forecasts.cell_forecast, with its verify-tax policy)."""
+        from console.core.sessions.forecasts import cell_forecast
         info = self.state.server
         if flip.kind not in ("depth+", "depth-"):
             return None, "a different drafter or KV dtype is a new measurement (run it, then pair)"

@@ -117,8 +117,8 @@ async def _run_legs(rt: Runtime, spec: PairSpec, say) -> tuple[list[Leg], dict |
 
 def _forecast_b(spec: PairSpec, legs: list[Leg]) -> dict | None:
     """Forecast of B from the first A leg, when B is A at another depth (same family, KV dtype, model): the one
-    forecast (sessions.browse.cell_forecast), written before B is launched: it reads A's measurements only."""
-    from console.core.sessions.browse import cell_forecast
+    forecast (sessions.forecasts.cell_forecast), written before B is launched: it reads A's measurements only."""
+    from console.core.sessions.forecasts import cell_forecast
     a, b = spec.a.arm, spec.b.arm
     if not (a.speculative and a.family == b.family and a.kv_dtype == b.kv_dtype and a.draft_model == b.draft_model
             and spec.a.model_path == spec.b.model_path and a.depth != b.depth and b.depth):

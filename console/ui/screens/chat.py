@@ -32,7 +32,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from console.core.run.chat import ChatSession, ChatTurn, ChatUnavailable, send_to_arms, stop_all
-from console.ui.messages import CommandFailed, one_line
+from console.ui.messages import Command, CommandFailed, one_line
 from console.ui.screens.chat_forms import BothArmsScreen, ChatSettingsScreen
 from console.ui.widgets.chat_column import ChatColumn
 from console.ui.widgets.footer import ConsoleFooter
@@ -40,7 +40,7 @@ from console.ui.widgets.footer import ConsoleFooter
 # The forms and the column are re-exported: `from console.ui.screens.chat import BothArmsScreen` keeps working.
 __all__ = ["BothArmsScreen", "ChatColumn", "ChatScreen", "ChatSettingsScreen", "ChatTurnFinished"]
 
-Submit = Callable[[str, Coroutine[Any, Any, Any]], "concurrent.futures.Future | None"]
+Submit = Callable[[Command, Coroutine[Any, Any, Any]], "concurrent.futures.Future | None"]
 
 FLUSH_HZ = 15
 HELP = ("Enter sends · Ctrl+S/Escape stops · Ctrl+L clears · Ctrl+O settings · F2 saves · Ctrl+Y copies · "
@@ -177,7 +177,7 @@ class ChatScreen(Screen[None]):
                 for s in sessions:
                     await s.aclose()
 
-            self._submit("chat_close", close())  # the SDK clients live on the I/O thread's loop
+            self._submit(Command.CHAT_CLOSE, close())  # the SDK clients live on the I/O thread's loop
 
     def _resolve_sessions(self) -> bool:
         """Call the factory until it gives sessions; its `ChatUnavailable` is the one line shown meanwhile."""
@@ -252,7 +252,7 @@ class ChatScreen(Screen[None]):
             await col.begin(text)
         self._streaming = set(range(len(self.sessions)))
         self._refresh_status()
-        fut = self._submit("chat", send_to_arms(self.sessions, text, self._on_text, self._on_done))
+        fut = self._submit(Command.CHAT, send_to_arms(self.sessions, text, self._on_text, self._on_done))
         if fut is None:
             self._streaming.clear()
             self.show_error("no I/O loop to send on (the console is shutting down)")
@@ -264,7 +264,7 @@ class ChatScreen(Screen[None]):
                 return
             exc = f.exception()
             if exc is not None:
-                self._post(CommandFailed.of("chat", exc))
+                self._post(CommandFailed.of(Command.CHAT, exc))
 
         fut.add_done_callback(done)
 

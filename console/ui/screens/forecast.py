@@ -3,7 +3,7 @@
 A table of depths (EAGLE-like: steps 3–8; DFLASH: blocks 4/8/16/32) with τ(k), step(k), tok/s(k), the change
 against the measured cell and how many acceptance positions had to be extrapolated; the verify tax and where it
 comes from; the per-position acceptance curve, measured positions solid, extrapolated ones dim. Everything is
-`sessions.browse.cell_forecast` (the same model as `serving-console forecast CELL_DIR`); this screen lays it out.
+`sessions.forecasts.cell_forecast` (the same model as `serving-console forecast CELL_DIR`); this screen lays it out.
 """
 
 from __future__ import annotations
@@ -16,15 +16,14 @@ from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Static
 
 from console.core.measure.forecast import LIST_FLOOR, draft_positions, listed_positions
 from console.core.measure.plots import position_bars
-from console.core.sessions.browse import CellForecast, cell_forecast
+from console.core.sessions.forecasts import CellForecast, cell_forecast
+from console.ui.screens.base import TITLE_CLASS, BackScreen
 from console.ui.widgets.footer import ConsoleFooter
 
 
@@ -95,12 +94,8 @@ def forecast_body(cf: CellForecast, width: int) -> Group:
                  Text(f"headless: serving-console forecast {cf.cell_dir}", style="dim"))
 
 
-class ForecastScreen(Screen[None]):
-    BINDINGS = [Binding("escape", "app.pop_screen", "back"), Binding("q", "app.pop_screen", "back", show=False)]
+class ForecastScreen(BackScreen):
     DEFAULT_CSS = """
-    ForecastScreen #forecast-title { height: 1; padding: 0 1; background: $boost; text-wrap: nowrap;
-                                     text-overflow: ellipsis; }
-    ForecastScreen VerticalScroll { height: 1fr; padding: 0 1; }
     ForecastScreen #forecast-error { color: $error; }
     """
 
@@ -124,7 +119,7 @@ class ForecastScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"forecast · {self.cell_dir.name} · {self.cell_dir.parent.name}", style="bold",
-                          no_wrap=True, overflow="ellipsis"), id="forecast-title")
+                          no_wrap=True, overflow="ellipsis"), id="forecast-title", classes=TITLE_CLASS)
         with VerticalScroll():
             yield Static(Text("computing…", style="dim"), id="forecast-body")
         yield ConsoleFooter()

@@ -30,7 +30,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.widgets import DataTable, Markdown, Static
 
 from console.core.fmt import num as _n
@@ -41,8 +41,6 @@ from console.core.sessions.browse import (
     PairEntry,
     SessionSummary,
     ago,
-    compare_cells,
-    comparison_caveats,
     list_sessions,
     local_time,
     pair_missing_legs,
@@ -50,9 +48,11 @@ from console.core.sessions.browse import (
     report_path_of,
     utc_now,
 )
+from console.core.sessions.compare import compare_cells, comparison_caveats
 from console.core.sessions.pairs import recompute_pair, report_markdown
 from console.core.sessions.report import cell_figure_rows, cell_report
 from console.core.sessions.store import load_rows
+from console.ui.screens.base import TITLE_CLASS, BackScreen
 from console.ui.widgets.footer import ConsoleFooter
 
 Now = Callable[[], datetime]
@@ -146,15 +146,8 @@ def pair_markdown(pair_path: Path) -> str:
 
 # --- screens -------------------------------------------------------------------------------------------
 
-class ReportScreen(Screen[None]):
+class ReportScreen(BackScreen):
     """A Markdown report produced by `load` (run in a thread worker: it reads rows from disk)."""
-
-    BINDINGS = [Binding("escape", "app.pop_screen", "back"), Binding("q", "app.pop_screen", "back", show=False)]
-    DEFAULT_CSS = """
-    ReportScreen #report-title { height: 1; padding: 0 1; background: $boost; text-wrap: nowrap;
-                                 text-overflow: ellipsis; }
-    ReportScreen VerticalScroll { height: 1fr; padding: 0 1; }
-    """
 
     class Loaded(Message, bubble=False):
         def __init__(self, text: str) -> None:
@@ -168,7 +161,8 @@ class ReportScreen(Screen[None]):
         self.text: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(self.title_text, style="bold", no_wrap=True, overflow="ellipsis"), id="report-title")
+        yield Static(Text(self.title_text, style="bold", no_wrap=True, overflow="ellipsis"), id="report-title",
+                     classes=TITLE_CLASS)
         with VerticalScroll():
             yield Markdown("*reading…*", id="report")
         yield ConsoleFooter()
@@ -260,10 +254,8 @@ class CompareScreen(ModalScreen[None]):
                                           hist_width=max(20, min(60, self.app.size.width - 40))), id="card")
 
 
-class SessionsScreen(Screen[None]):
+class SessionsScreen(BackScreen):
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "back"),
-        Binding("q", "app.pop_screen", "back", show=False),
         Binding("space", "mark", "mark A/B"),
         Binding("c", "compare", "compare"),
         Binding("p", "next_pair", "next pair"),
@@ -272,8 +264,6 @@ class SessionsScreen(Screen[None]):
         Binding("r", "refresh", "refresh"),
     ]
     DEFAULT_CSS = """
-    SessionsScreen #sessions-title { height: 1; padding: 0 1; background: $boost; text-wrap: nowrap;
-                                     text-overflow: ellipsis; }
     SessionsScreen DataTable { height: 1fr; }
     SessionsScreen #detail { height: auto; max-height: 6; padding: 0 1; border-top: solid $primary 40%; }
     SessionsScreen #status { height: auto; padding: 0 1; }
@@ -322,7 +312,7 @@ class SessionsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"sessions  {self.root}", style="bold", no_wrap=True, overflow="ellipsis"),
-                     id="sessions-title")
+                     id="sessions-title", classes=TITLE_CLASS)
         yield DataTable(id="sessions", cursor_type="row", zebra_stripes=False)
         yield Static("", id="status")
         yield Static("", id="detail")

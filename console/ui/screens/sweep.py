@@ -22,25 +22,18 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Label, Select, Static
 
-from console.core.campaign.plan import (
-    Estimate,
-    Plan,
-    estimate,
-    fmt_duration,
-    load_plan,
-    plan_files,
-    plan_lines,
-    refusals,
-)
+from console.core.campaign.describe import fmt_duration, plan_lines
+from console.core.campaign.estimate import Estimate, estimate
+from console.core.campaign.parse import load_plan, plan_files
+from console.core.campaign.plan import Plan
+from console.core.campaign.refusals import refusals
 from console.core.campaign.run import CampaignRunner, SweepProgress, create_campaign
 from console.core.exits import describe
+from console.core.fmt import num
+from console.core.launch.profile import twin_args
 from console.ui.widgets.footer import ConsoleFooter
 
 STATUS_STYLE = {"done": "green", "running": "bold cyan", "skipped": "yellow", "interrupted": "red", "pending": "dim"}
-
-
-def _f(v, spec=".1f") -> str:
-    return "—" if v is None else f"{v:{spec}}"
 
 
 def progress_table(p: SweepProgress, width: int) -> Group:
@@ -73,8 +66,8 @@ def progress_table(p: SweepProgress, width: int) -> Group:
                Text(c.status, style=STATUS_STYLE.get(c.status, "")), f"{c.done}/{c.n}",
                fmt_duration(c.eta_s(r)) if c.status in ("running", "pending") else ""]
         if wide:
-            row.append(_f(c.forecast_tok_s))
-        row += [_f(c.measured_tok_s), "" if c.error_pct is None else f"{c.error_pct:+.1f}%"]
+            row.append(num(c.forecast_tok_s))
+        row += [num(c.measured_tok_s), "" if c.error_pct is None else f"{c.error_pct:+.1f}%"]
         t.add_row(*row)
     return Group(head, t)
 
@@ -126,7 +119,7 @@ class SweepScreen(Screen[None]):
         self.sessions_root = Path(sessions_root)
         self.plans_dir = Path(plans) if plans else None  # None: every plan along the search path (core/places.py)
         self.sim, self.time_scale = sim, time_scale
-        self.sim_args = list(sim_args or []) or (["--sim-time-scale", str(time_scale)] if sim and time_scale else [])
+        self.sim_args = list(sim_args or []) or (twin_args((), time_scale) if sim else [])
         self.files = plan_files(self.plans_dir)
         self.choice = next((f for f in self.files if f.stem == choose), self.files[0] if self.files else None)
         self.plan: Plan | None = None

@@ -11,7 +11,7 @@ error for each of its selected methods.
 
 A test that runs past `--test-timeout` seconds (default 120 against the twin, whose slowest selected test takes
 ~5 s; 900 against a real CPU server) is a `timeout`: the watchdog asks a twin for its state and task stacks
-(SIGUSR1, console/sim/stacks.py, written to the server log), kills the servers this shim started and raises in
+(SIGUSR1, console/sim/ops/stacks.py, written to the server log), kills the servers this shim started and raises in
 the test, so the run goes on to the next class instead of hanging CI.
 """
 

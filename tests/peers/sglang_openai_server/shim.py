@@ -14,7 +14,7 @@ with `kill_process_tree(pid)`. `install()` replaces exactly those seams, before 
 * `DEFAULT_*MODEL_NAME*` constants become the name the target serves (the tests send it as `model` and compare
   it with `/v1/models`); the model argument the class passes is recorded, never served.
 * `get_tokenizer(...)` returns the target's tokenizer: the real model's HF tokenizer, or for the twin the
-  o200k_base encoding the twin counts prompt tokens with (console/sim/tokens.py), with `encode`/`decode`.
+  o200k_base encoding the twin counts prompt tokens with (console/sim/content/tokens.py), with `encode`/`decode`.
 * `kill_process_tree(pid)` stops only a process group this shim started (anything else is an error, never a kill).
 * `start_subprocess_fail_fast_watcher` (CustomTestCase arms it around each test method: a server that exits
   non-zero mid-method ends the whole run with its status) keeps that rule, except for a server the runner's

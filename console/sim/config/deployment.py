@@ -1,0 +1,332 @@
+"""The engine twin's deployment model: every parameter of the modeled hardware, model and drafters.
+
+All numbers live in one TOML file (default: `deployments/kimi-k2.6-4xb200.toml` beside this module); this module
+only gives them types. Units are part of the field names (`_ms`, `_s`, `_gib`, `_gbs`, `_mb`, ...), see the TOML
+file's header. Select another file with `--sim-deployment PATH`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import tomllib
+from dataclasses import MISSING, dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..content.lengths import LengthSpec
+
+DOMAINS = ("tool", "math", "code", "chat")
+DEFAULT_DEPLOYMENT = "kimi-k2.6-4xb200.toml"
+
+
+class DeploymentError(ValueError):
+    """The deployment file is missing a key or has a wrong value."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """The served (target) model."""
+
+    model_path: str
+    architecture: str
+    model_type: str
+    quant_log: str
+    num_layers: int
+    num_moe_layers: int
+    num_experts: int
+    experts_per_token: int
+    kv_lora_rank: int
+    qk_rope_head_dim: int
+    context_len: int
+    vocab_size: int
+    eos_token_id: int
+    has_image_understanding: bool
+    active_params_b: float
+    expert_params_m: float  #: parameters of one routed expert of one layer (millions), for the pair GEMM FLOPs
+    num_attention_heads: int
+    checkpoint_gib: float
+    checkpoint_shards: int
+    replicated_weights_gib: float
+    image_tokens_per_image: int
+    chat_tokens_per_message: int
+    chat_tokens_generation_prompt: int
+    chat_tokens_per_tool: int
+    vision_num_layers: int = 0  #: 0: no vision tower
+    vision_hidden_size: int = 0
+    vlm_warmup_log: str = ""
+
+    @property
+    def kv_elems_per_token(self) -> int:
+        """MLA latent elements cached per token per layer (512 + 64)."""
+        return self.kv_lora_rank + self.qk_rope_head_dim
+
+
+@dataclass(frozen=True)
+class ResolutionRule:
+    """One decision of sglang's resolution hooks for this model: set `field` to `value` when the user left it at
+    its default, and log `log` (before the server_args line). A rule without a field only logs. With `when`
+    (a {field: value} table), the rule applies only if those fields resolved to those values."""
+
+    field: str = ""
+    value: Any = None
+    log: str = ""
+    when: dict[str, Any] = dataclasses.field(default_factory=dict)  # (the `field` attribute shadows field())
+
+
+@dataclass(frozen=True)
+class ResolutionSpec:
+    """Model/GPU-specific resolution: logged rules in order, then silent defaults."""
+
+    rules: tuple[ResolutionRule, ...] = ()
+    defaults: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """One serving node."""
+
+    gpu_name: str
+    num_gpus: int
+    gpu_memory_mib: int
+    startup_overhead_gib: float
+    hbm_bandwidth_gbs: float
+    gemm_tflops: float
+    moe_gemm_tflops: float  #: effective per-GPU throughput of the routed-expert grouped GEMMs (dispatch included)
+    attn_tflops: float  #: effective per-GPU throughput of MLA attention over the cached context
+    node_price_usd_per_hour: float
+
+    @property
+    def gpu_memory_gib(self) -> float:
+        return self.gpu_memory_mib / 1024.0
+
+
+@dataclass(frozen=True)
+class VariationSpec:
+    """Run-to-run and node-to-node variation (fractions of step time unless noted)."""
+
+    node_speed_spread: float
+    launch_sd: float  #: sd of a per-launch step-time factor (a relaunch on the same node is not bit-identical)
+    request_jitter: float
+    step_noise: float
+    drift_amplitude: float
+    drift_period_s: float
+    prompt_acceptance_sd: float
+
+
+@dataclass(frozen=True)
+class StepSpec:
+    """Decode/verify step-time coefficients (see the TOML for the formula)."""
+
+    software_base_ms: float
+    comm_per_rank_ms: float
+    dense_gb: float
+    expert_mb: float
+    per_request_ms: float
+    sample_per_token_ms: float
+    spec_fixed_ms: float
+
+
+@dataclass(frozen=True)
+class PrefillSpec:
+    """Prefill-time coefficients."""
+
+    fixed_ms: float
+    per_token_ms: float
+    attn_coef_ms: float
+    chunk_overhead_ms: float
+    jit_first_long_prefill_ms: float  #: one-time JIT cost of the first long prefill after launch
+    jit_min_tokens: int
+
+
+@dataclass(frozen=True)
+class SchedulerSpec:
+    """Admission policy of the continuous-batching scheduler."""
+
+    new_token_ratio: float
+    clip_max_new_tokens: int
+    decode_graph_bs_memory_mib: float
+    min_new_token_ratio_factor: float = 0.14  #: SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
+    new_token_ratio_decay_steps: int = 600  #: SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS
+    retract_decode_steps: int = 20  #: SGLANG_RETRACT_DECODE_STEPS
+
+
+@dataclass(frozen=True)
+class MemorySpec:
+    """CUDA-graph and allocator memory (GiB per GPU)."""
+
+    target_graph_base_gib: float
+    target_graph_per_slot_gib: float
+    prefill_graph_gib: float
+    draft_prefill_graph_gib: float
+    draft_graph_base_gib: float
+    draft_graph_per_slot_gib: float
+    post_capture_misc_gib: float
+
+
+@dataclass(frozen=True)
+class StartupSpec:
+    """Modeled cold-start durations (model seconds)."""
+
+    launcher_s: float
+    process_spawn_s: float
+    init_parallel_s: float
+    weight_load_gibps: float
+    rank_spread: float
+    kv_alloc_s: float
+    attention_backend_s: float
+    graph_capture_s_per_bs: float
+    verify_capture_s_per_bs: float
+    prefill_graph_capture_s: float
+    draft_prefill_capture_s: float
+    draft_capture_s_per_bs: float
+    post_capture_s: float
+    http_start_s: float
+    warmup_poll_s: float
+    post_warmup_s: float
+
+
+@dataclass(frozen=True)
+class AcceptanceSpec:
+    """Conditional acceptance of a drafter on one traffic domain.
+
+    Draft position i (1-based) is accepted, given positions < i were, with probability
+    `c_i = c1(context) - slope*(i-1)`, where c1 is interpolated in log10(context) between `c1_short` (at the
+    drafter's `context_short` tokens) and `c1_long` (at `context_long`), and held constant outside that range.
+    """
+
+    c1_short: float
+    c1_long: float
+    slope: float
+
+
+@dataclass(frozen=True)
+class DrafterSpec:
+    """One drafter family (eagle3, dflash, ngram); unused cost keys of other families stay 0."""
+
+    family: str
+    class_name: str
+    weights_gib: float
+    workspace_gib: float
+    kv_elems_per_token: int
+    kv_layers: int
+    weight_load_s: float
+    prefill_per_token_ms: float
+    shape: str
+    context_short: float
+    context_long: float
+    temperature_ref: float
+    temperature_sensitivity: float
+    acceptance: dict[str, AcceptanceSpec]
+    draft_step_ms: float = 0.0
+    draft_step_per_req_ms: float = 0.0
+    block_pass_ms: float = 0.0
+    block_pass_per_token_ms: float = 0.0
+    block_pass_per_req_ms: float = 0.0
+    lookup_ms: float = 0.0
+    lookup_per_req_ms: float = 0.0
+    context_pass_fixed_ms: float = 0.0  #: DFlash: eager context pass, per prefill forward
+    context_pass_per_token_ms: float = 0.0  #: DFlash: eager context pass, per prompt token
+    dummy_acceptance: float = 0.0  #: conditional acceptance with --speculative-draft-load-format dummy
+    mask_token: str = ""
+    mask_token_id: int = 0
+    rules: tuple[ResolutionRule, ...] = ()  #: drafter-specific resolution (after the model's rules)
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """A whole modeled deployment, as loaded from one TOML file."""
+
+    name: str
+    description: str
+    path: str
+    model: ModelSpec
+    node: NodeSpec
+    variation: VariationSpec
+    step: StepSpec
+    prefill: PrefillSpec
+    scheduler: SchedulerSpec
+    memory: MemorySpec
+    startup: StartupSpec
+    resolution: ResolutionSpec = field(default_factory=ResolutionSpec)
+    drafters: dict[str, DrafterSpec] = field(default_factory=dict)
+    #: natural output length per traffic domain (`[lengths.<domain>]`, see lengths.py); empty: no EOS model
+    lengths: dict[str, LengthSpec] = field(default_factory=dict)
+
+    def drafter_for(self, algorithm: str | None) -> DrafterSpec | None:
+        """The drafter family modeling a resolved `speculative_algorithm` (None: no speculation)."""
+        if algorithm is None:
+            return None
+        family = {"EAGLE": "eagle3", "EAGLE3": "eagle3", "STANDALONE": "eagle3", "DFLASH": "dflash",
+                  "NGRAM": "ngram"}.get(algorithm)
+        if family is None or family not in self.drafters:
+            return None
+        return self.drafters[family]
+
+    def node_speed_factor(self, node_seed: int) -> float:
+        """Step-time multiplier of the node drawn by `node_seed` (same seed, same node, across relaunches)."""
+        spread = self.variation.node_speed_spread
+        return 1.0 + random.Random(f"node:{node_seed}").uniform(-spread, spread)
+
+
+def _build(cls: type, data: dict[str, Any], where: str, **extra: Any) -> Any:
+    names = {f.name for f in fields(cls)}
+    kwargs = {k: v for k, v in data.items() if k in names}
+    kwargs.update(extra)
+    required = {f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING}
+    missing = sorted(required - set(kwargs))
+    if missing:
+        raise DeploymentError(f"{where}: missing {', '.join(missing)}")
+    unknown = sorted(set(data) - names - {"acceptance", "rules"})
+    if unknown:
+        raise DeploymentError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    return cls(**kwargs)
+
+
+def default_deployment_path() -> Path:
+    """The shipped Kimi-K2.6 on 4x B200 model file."""
+    return Path(str(resources.files("console.sim").joinpath("deployments", DEFAULT_DEPLOYMENT)))
+
+
+def load_deployment(path: str | Path | None = None) -> Deployment:
+    """Load and type-check a deployment TOML file (default: the shipped one)."""
+    p = Path(path) if path is not None else default_deployment_path()
+    try:
+        raw = tomllib.loads(p.read_text())
+    except FileNotFoundError:
+        raise DeploymentError(f"deployment file not found: {p}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise DeploymentError(f"{p}: {e}") from None
+    try:
+        drafters: dict[str, DrafterSpec] = {}
+        for family, d in raw.get("drafters", {}).items():
+            acc = {
+                dom: _build(AcceptanceSpec, d["acceptance"][dom], f"drafters.{family}.acceptance.{dom}")
+                for dom in DOMAINS
+            }
+            rules = tuple(_build(ResolutionRule, r, f"drafters.{family}.rules") for r in d.get("rules", []))
+            drafters[family] = _build(DrafterSpec, d, f"drafters.{family}", family=family, acceptance=acc,
+                                      rules=rules)
+        res = raw.get("resolution", {})
+        resolution = ResolutionSpec(
+            rules=tuple(_build(ResolutionRule, r, "resolution.rules") for r in res.get("rules", [])),
+            defaults=dict(res.get("defaults", {})))
+        return Deployment(
+            name=raw["deployment"]["name"],
+            description=raw["deployment"].get("description", ""),
+            path=str(p),
+            model=_build(ModelSpec, raw["model"], "model"),
+            node=_build(NodeSpec, raw["node"], "node"),
+            variation=_build(VariationSpec, raw["variation"], "variation"),
+            step=_build(StepSpec, raw["step"], "step"),
+            prefill=_build(PrefillSpec, raw["prefill"], "prefill"),
+            scheduler=_build(SchedulerSpec, raw["scheduler"], "scheduler"),
+            memory=_build(MemorySpec, raw["memory"], "memory"),
+            startup=_build(StartupSpec, raw["startup"], "startup"),
+            resolution=resolution,
+            drafters=drafters,
+            lengths={dom: _build(LengthSpec, d, f"lengths.{dom}") for dom, d in raw.get("lengths", {}).items()},
+        )
+    except KeyError as e:
+        raise DeploymentError(f"{p}: missing section or key {e}") from None
