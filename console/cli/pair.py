@@ -17,7 +17,15 @@ def add_parser(sub) -> None:
     pa.add_argument("--a", required=True, metavar="PROFILE", help="arm A (profile name or path)")
     pa.add_argument("--b", required=True, metavar="PROFILE", help="arm B (profile name or path)")
     pa.add_argument("--prompts", required=True, metavar="SET")
-    pa.add_argument("--order", default="ABA", help="AB, ABA (default), ABAB, ABBA or BAB")
+    pa.add_argument("--order", default="ABA", help="the legs: AB, ABA (default), ABAB, ABBA, BAB, … (A and B, "
+                    "at most 15)")
+    pa.add_argument("--until-ci", type=float, default=None, metavar="PCT",
+                    help="sequential: after the order's legs, add B A rounds until the effect's 95%% CI is within "
+                         "±PCT%% (stops on the interval's width, never on its verdict)")
+    pa.add_argument("--max-rounds", type=int, default=4, metavar="N",
+                    help="sequential: at most N added B A rounds (default 4)")
+    pa.add_argument("--max-minutes", type=float, default=None, metavar="M",
+                    help="sequential: start no round after M minutes")
     pa.add_argument("--n", type=int, default=16, help="measured requests per leg (default 16)")
     pa.add_argument("--max-tokens", type=int, default=2048)
     pa.add_argument("--temperature", type=float, default=0.6)
@@ -65,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
                              temperature=args.b_temperature if args.b_temperature is not None else proto.temperature)
         load_set(b_proto.prompt_set)
     spec = PairSpec(a=a, b=b, protocol=proto, b_protocol=b_proto, order=args.order, seed=args.seed,
-                    interleave=args.interleave)
+                    interleave=args.interleave, until_ci_pct=args.until_ci, max_rounds=args.max_rounds,
+                    max_minutes=args.max_minutes)
+    spec.validate()
     if spec.needs_relaunch() and spec.interleave:
         raise ValueError("--interleave needs both arms on one server: A and B have different launch flags")
     if spec.needs_relaunch() and b_proto is not None:
@@ -101,7 +111,9 @@ def pair_json(doc, ps, cmp, d) -> dict:
         "a_median_tok_s": ps.a.median_tok_s, "b_median_tok_s": ps.b.median_tok_s, "a_n": ps.a.n, "b_n": ps.b.n,
         "a_p10_p90": [ps.a.p10_tok_s, ps.a.p90_tok_s], "b_p10_p90": [ps.b.p10_tok_s, ps.b.p90_tok_s],
         "delta_pct": ps.effect.point_pct, "ci95_pct": [ps.effect.low_pct, ps.effect.high_pct],
-        "resolved": ps.effect.resolved,
+        "resolved": ps.effect.resolved, "mde_pct": ps.effect.mde_pct, "half_width_pct": ps.effect.half_width_pct,
+        "launch_sd_pct": ps.launch.sd_pct if ps.launch else None, "launch_df": ps.launch.df if ps.launch else None,
+        "sequential": doc["spec"].get("sequential"),
         "a_anchor_tok_s": ps.a.anchor_median_tok_s, "b_anchor_tok_s": ps.b.anchor_median_tok_s,
         "a_anchor_pct": ps.a.anchor_pct, "b_anchor_pct": ps.b.anchor_pct,
         "drift_pct": ps.drift.point_pct if ps.drift else None,

@@ -87,13 +87,13 @@ def test_compare_verdict_reads_in_one_sign(tmp_path):
     from tests.unit.test_browse import build_sessions
     p = build_sessions(tmp_path)
     slower = compare.compare_cells(p["b1"], p["a1"], seed=0)
-    m = re.fullmatch(r"B slower by (\d+\.\d)% \(95% CI (\d+\.\d) to (\d+\.\d)% slower\)", slower.verdict)
+    m = re.fullmatch(r"B slower by (\d+\.\d)% \(95% CI (\d+\.\d) to (\d+\.\d)% slower\) · MDE \d+\.\d%", slower.verdict)
     assert m, slower.verdict
     point, lo, hi = map(float, m.groups())
     assert lo <= point <= hi
     assert (lo, hi) == (round(-slower.effect.high_pct, 1), round(-slower.effect.low_pct, 1))
     faster = compare.compare_cells(p["a1"], p["b1"], seed=0)
-    assert re.fullmatch(r"B faster by \d+\.\d% \(95% CI \d+\.\d to \d+\.\d% faster\)", faster.verdict)
+    assert re.fullmatch(r"B faster by \d+\.\d% \(95% CI \d+\.\d to \d+\.\d% faster\) · MDE \d+\.\d%", faster.verdict)
 
 
 def dflash_cell(root: Path) -> Path:

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict
-from datetime import datetime, timedelta, timezone
+from dataclasses import asdict, replace
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from console.core.launch.profile import resolve_profile
-from console.core.measure import stats
-from console.core.measure.pairs import bootstrap_ratio, speeds
+from console.core.measure import launches, pairs, stats
 from console.core.measure.records import RequestRecord
 from console.core.run.cell import CellProtocol
 from console.core.run.pair import PairSpec, _finish
@@ -67,7 +66,8 @@ def make_cell(s: Session, label: str, tok_s: list[float], *, spec: dict | None =
         "server_args": {"tp_size": 4}, "engine_version": "0.5.23", "speculative": spec or {"algorithm": None},
         "kv_capacity_tokens": 336000 if spec else 371000, "kv_cache_dtype": "auto",
         "prompt_set": {"name": prompt_set, "sha256": SHA[prompt_set], "count": 16, "window": [10050, 10250]},
-        "protocol": asdict(proto), "node_usd_per_hour": 48.0, "simulated": True,
+        "protocol": asdict(proto), "node_usd_per_hour": 48.0, "simulated": True, "node_key": NODE_KEY,
+        "launch_prior": list(LAUNCH_PRIOR),
         "started_utc": "2026-05-20T14:03:10Z", "complete": False})
     rows = [row(i, v, hists[i % len(hists)] if spec else None, proto.max_tokens, prompt_set) for i, v in enumerate(tok_s)]
     for r in rows:
@@ -84,8 +84,19 @@ B_SPEEDS = [505.2, 509.9, 512.4, 498.7, 515.0, 507.3, 511.8, 503.6]
 M_SPEEDS = [530.1, 541.7, 536.0, 528.4, 533.3, 539.9, 544.2, 531.5]
 
 
+#: the fixtures' node: its launches are known to vary by 0.5% (a prior of 50 degrees of freedom, as a node whose
+#: record holds many pairs), so a 6% difference between two single-launch cells resolves
+LAUNCH_PRIOR = (0.5, 50.0)
+NODE_KEY = "twin:127.0.0.1"
+
+
+def fixture_profile(name: str):
+    return replace(resolve_profile(name).with_sim(), node_launch_sd_pct=LAUNCH_PRIOR[0],
+                   node_launch_sd_df=LAUNCH_PRIOR[1])
+
+
 def write_pair(s: Session, a_dir: Path, b_dir: Path, order: str = "AB") -> None:
-    a, b = resolve_profile("k26-eagle3-d6").with_sim(), resolve_profile("k26-eagle3-d7").with_sim()
+    a, b = fixture_profile("k26-eagle3-d6"), fixture_profile("k26-eagle3-d7")
     a_dir, b_dir = a_dir.resolve(), b_dir.resolve()  # as the runtime records them: absolute, made relative on write
     legs = [Leg(arm="A", index=1, profile=a.name, cell_dir=str(a_dir), anchor_median_tok_s=492.5, anchor_pct=98.5,
                 kv_capacity_tokens=336000, num_draft_tokens=7, spec_label="EAGLE3 depth 6 topk 1 (7 draft tokens)"),
@@ -121,7 +132,7 @@ def test_list_sessions_newest_first_with_cells_pair_and_torn_entries(tmp_path):
     ss = browse.list_sessions(tmp_path)
     assert [s.dir for s in ss] == [p["new"], p["old"]]
     new, old = ss
-    assert new.created == datetime(2026, 5, 20, 14, 3, 1, tzinfo=timezone.utc)
+    assert new.created == datetime(2026, 5, 20, 14, 3, 1, tzinfo=UTC)
     assert (new.slug, new.hostname, new.engine_version) == ("pair-k26-eagle3-d6-vs-k26-eagle3-d7", HOST, "0.5.23")
     assert new.arms == ["k26-eagle3-d6~sim", "k26-eagle3-d7~sim"] and new.simulated and new.complete
     assert [c.label for c in new.cells] == ["A1-tool", "B1-tool", "math-n8-m256-c1"]
@@ -179,7 +190,7 @@ def test_listing_survives_torn_session_json_torn_pair_and_missing_rows(tmp_path)
     assert [x.dir.name for x in ss] == ["20260519T230000Z-broken", "20260518T010203Z-no-meta"]
     b = ss[0]
     assert "session.json unreadable" in b.problem and b.slug == "broken"
-    assert b.created == datetime(2026, 5, 19, 23, 0, tzinfo=timezone.utc)
+    assert b.created == datetime(2026, 5, 19, 23, 0, tzinfo=UTC)
     assert b.pair is not None and "pair.json unreadable" in b.pair.problem
     assert b.cells[0].problem == "no manifest.json" and b.cells[0].n == 0
     assert ss[1].problem == "no session.json" and ss[1].slug == "no-meta"
@@ -187,7 +198,7 @@ def test_listing_survives_torn_session_json_torn_pair_and_missing_rows(tmp_path)
 
 
 def test_ago_and_local_time():
-    t = datetime(2026, 5, 20, 14, 3, tzinfo=timezone.utc)
+    t = datetime(2026, 5, 20, 14, 3, tzinfo=UTC)
     assert browse.ago(t, t + timedelta(seconds=3)) == "just now"
     assert browse.ago(t, t + timedelta(seconds=45)) == "45 s ago"
     assert browse.ago(t, t + timedelta(minutes=12, seconds=30)) == "12 min ago"
@@ -202,8 +213,12 @@ def test_ago_and_local_time():
 def test_compare_cells_is_the_pair_bootstrap_of_b_vs_a(tmp_path):
     p = build_sessions(tmp_path)
     ps = compare.compare_cells(p["a1"], p["b1"], seed=0)
-    want = bootstrap_ratio(speeds(load_rows(p["a1"])), speeds(load_rows(p["b1"])), 0)
+    # two single-launch cells: the pair interval with one launch each, the node's prior recorded in the manifests
+    var = launches.pooled([], *LAUNCH_PRIOR)
+    want = pairs.compare_legs([load_rows(p["a1"])], [load_rows(p["b1"])], 0, launch=var, a_launches=[0],
+                              b_launches=[1])
     assert ps.effect == want and ps.effect.resolved and ps.verdict.startswith("B faster by")
+    assert ps.effect.launch_sd_pct == pytest.approx(0.5) and ps.effect.mde_pct > 0
     assert (ps.a.n, ps.b.n, ps.order) == (8, 8, "AB")
     assert ps.a.median_tok_s == pytest.approx(stats.interp_median(A_SPEEDS))
     assert ps.b.p10_tok_s == pytest.approx(stats.percentile(B_SPEEDS, 10))

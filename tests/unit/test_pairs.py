@@ -62,10 +62,29 @@ def test_flagged_rows_are_excluded():
     assert pairs.speeds(r) == pytest.approx([500, 505])
 
 
-@pytest.mark.parametrize("bad", ["BA", "AAB", "", "XYZ"])
+@pytest.mark.parametrize("bad", ["", "XYZ", "A", "BBB", "ABC", "AB" * 8])
 def test_order_validation(bad):
-    with pytest.raises(ValueError, match="use AB, ABA"):
+    with pytest.raises(ValueError, match="use A and B legs, both present, at most 15"):
         pairs.parse_order(bad)
+
+
+@pytest.mark.parametrize("good", ["AB", "ABA", "ABAB", "ABBA", "BAB", "ABABA", "ABABABA"])
+def test_orders_the_sequential_mode_makes_are_valid(good):
+    assert pairs.parse_order(good.lower()) == list(good)
+
+
+def test_launch_ids_follow_relaunches():
+    assert pairs.launch_ids("ABA") == ([0, 2], [1])
+    assert pairs.launch_ids("ABBA") == ([0, 2], [1, 1])  # consecutive B legs share their launch
+    assert pairs.launch_ids("ABABA") == ([0, 2, 4], [1, 3])
+    assert pairs.launch_ids("ABA", interleaved=True) == ([0, 0], [0])
+
+
+def test_launch_share():
+    assert pairs.launch_share([0, 2], [16, 16]) == pytest.approx(0.5)
+    assert pairs.launch_share([1, 1], [16, 16]) == pytest.approx(1.0)
+    assert pairs.launch_share([0, 2, 4], [16, 16, 16]) == pytest.approx(1 / 3)
+    assert pairs.launch_share([0, 2], [30, 10]) == pytest.approx(0.75 ** 2 + 0.25 ** 2)
 
 
 # --- the one verdict format (measure/pairs.verdict), seeded inputs for each outcome ---------------------------------

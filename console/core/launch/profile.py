@@ -80,6 +80,10 @@ class Profile:
     env: dict[str, str] = field(default_factory=dict)
     node_usd_per_hour: float | None = None
     node_label: str = ""
+    node_launch_sd_pct: float | None = None
+    """[node] launch_sd_pct: the prior launch-to-launch sd of a pair's interval (docs/measurement.md#launch-variance;
+    default: measure.launches.DEFAULT_PRIOR_SD_PCT), held as `launch_sd_df` degrees of freedom (default 1)."""
+    node_launch_sd_df: float | None = None
     anchor_prompts: str = "health"
     anchor_reference_tok_s: float | None = None
     anchor_n: int | None = None
@@ -198,6 +202,16 @@ class Profile:
         a += list(self.extra_args)
         return a
 
+    def node_key(self) -> str:
+        """Which node a pair's launch record belongs to: the twin or an engine, and the node's label or host (the
+        record pools the pairs recorded with the same key, docs/measurement.md#launch-variance)."""
+        return f"{'twin' if self.is_sim else 'engine'}:{self.node_label or self.host}"
+
+    def launch_prior(self) -> tuple[float | None, float | None]:
+        """(sd %, degrees of freedom) of the node's prior launch-to-launch sd: `[node] launch_sd_pct` /
+        `launch_sd_df`; None where unset (the caller takes measure.launches' defaults)."""
+        return self.node_launch_sd_pct, self.node_launch_sd_df
+
     def launch_key(self) -> tuple[str, ...]:
         """The flags that define the arm (everything but where it listens): equal keys = same server config."""
         f = self.server_flags()
@@ -303,7 +317,8 @@ def profile_to_toml(p: Profile) -> str:
                     "served_model_name": p.served_model_name, "api_key_env": p.api_key_env,
                     "api_key_file": p.api_key_file, "extra_args": list(p.extra_args) or None,
                     "max_running_requests": p.max_running_requests}),
-        ("node", {"usd_per_hour": p.node_usd_per_hour, "label": p.node_label or None}),
+        ("node", {"usd_per_hour": p.node_usd_per_hour, "label": p.node_label or None,
+                  "launch_sd_pct": p.node_launch_sd_pct, "launch_sd_df": p.node_launch_sd_df}),
         ("anchor", {"prompts": p.anchor_prompts, "reference_tok_s": p.anchor_reference_tok_s, "n": p.anchor_n,
                     "max_tokens": p.anchor_max_tokens}),
         ("probe", {"prompts": p.probe_prompts, "n": p.probe_n, "max_tokens": p.probe_max_tokens,
@@ -342,7 +357,9 @@ _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], str]]] = {
                "api_key_file": (str, "api_key_file"), "extra_args": (list, "extra_args"),
                "max_running_requests": (int, "max_running_requests")},
     "env": {},
-    "node": {"usd_per_hour": ((float, int), "node_usd_per_hour"), "label": (str, "node_label")},
+    "node": {"usd_per_hour": ((float, int), "node_usd_per_hour"), "label": (str, "node_label"),
+             "launch_sd_pct": ((float, int), "node_launch_sd_pct"),
+             "launch_sd_df": ((float, int), "node_launch_sd_df")},
     "anchor": {"prompts": (str, "anchor_prompts"), "reference_tok_s": ((float, int), "anchor_reference_tok_s"),
                "n": (int, "anchor_n"), "max_tokens": (int, "anchor_max_tokens")},
     "probe": {"prompts": (str, "probe_prompts"), "n": (int, "probe_n"), "max_tokens": (int, "probe_max_tokens"),
@@ -469,6 +486,11 @@ def problems(p: Profile) -> list[str]:
                    ("probe.max_tokens", p.probe_max_tokens), ("probe.topk", p.probe_topk)):
         if opt is not None and opt < 1:
             bad(f"{w}: {f} must be ≥ 1, got {opt}")
+    if p.node_launch_sd_pct is not None and not (0.0 < p.node_launch_sd_pct <= 50.0):
+        bad(f"{w}: node.launch_sd_pct must be in (0, 50] (a launch-to-launch sd in %), got {p.node_launch_sd_pct}")
+    if p.node_launch_sd_df is not None and not (0.0 < p.node_launch_sd_df <= 1000.0):
+        bad(f"{w}: node.launch_sd_df must be in (0, 1000] (the prior's degrees of freedom), got "
+            f"{p.node_launch_sd_df}")
     if p.probe_widths is not None and probe_widths(p.probe_widths) is None:
         bad(f"{w}: probe.widths must list verify widths like \"4,10\", got {p.probe_widths!r}")
     if p.kv_cache_dtype not in KV_DTYPES:

@@ -66,6 +66,12 @@ DEFINITIONS: tuple[Definition, ...] = (
                "tok/s",
                "a cell's closed-loop throughput at fixed concurrency (Little's law); a resumed cell's gap does not "
                "count; modelled node's seconds on a time-scaled twin"),
+    Definition("pair effect", "median(B) / median(A) − 1 over the legs pooled; 95% CI: prompt-paired bootstrap + "
+               "launch part σ_L·√(k_A + k_B)·t_ν", "%",
+               "σ_L pooled from the profile's prior, the node's earlier pairs and this pair's repeated launches "
+               "(docs/measurement.md#launch-variance)"),
+    Definition("MDE (pair)", "expm1(CI log half-width + 0.8416 × sd of the interval's draws)", "%",
+               "the smallest true change a pair resolves in 80% of repeats at its n, order and spread"),
     Definition("TTFT p99", "numpy.percentile(TTFT of included requests, 99), linear interpolation", "s"),
     Definition("KV usage (cell)", "mean and max of /metrics token_usage sampled during the cell while requests run",
                "fraction of the KV pool", "kv-samples.jsonl of the cell, sampled every 0.1 s wall by the sweep runner"),

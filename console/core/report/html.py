@@ -19,7 +19,7 @@ from typing import Any
 from console import __version__
 from console.core.fmt import num as _n, utc_iso
 from console.core.measure import stats
-from console.core.measure.pairs import PairStats, speeds
+from console.core.measure.pairs import PairStats, interval_notes, speeds
 from console.core.redaction import redact_argv, redact_mapping
 from console.core.report import plot as P
 from console.core.sessions.browse import arm_of
@@ -472,7 +472,8 @@ def _pair_sections(rep: Report, base: Path, pf: Path, prefix: str) -> None:
         f'<p class="verdict {cls}">{escape(ps.verdict)}</p>'
         f"<p>Effect (B vs A, median of per-request tok/s): <b>{escape(ps.effect.text())}</b> (95% CI, bootstrap "
         f"{ps.n_boot} resamples, seed {ps.seed}){drift}{flag}</p>"
-        f"<p class=\"small\">Order "
+        + "".join(f'<p class="small">{escape(line)}</p>' for line in interval_notes(ps, sp.get("sequential")))
+        + f"<p class=\"small\">Order "
         f"{escape(sp['order'])}{' (interleaved on one server)' if sp.get('interleaved') else ''} · prompt set "
         f"<code>{escape(str(pr['prompt_set']))}</code> · n {pr['n']} per leg · max tokens {pr['max_tokens']} · "
         f"temperature {pr['temperature']} · concurrency {pr['concurrency']}</p>")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from console.core.fmt import utc_iso
+from console.core.measure.launches import prior_or_default
 from console.core.measure.records import RequestRecord
 from console.core.run.cell import CellProtocol, CellResult, is_transport_error, run_cell
 from console.core.run.events import (
@@ -82,6 +83,9 @@ class Cells:
             "node_usd_per_hour": self.profile.node_usd_per_hour if self.profile else None,
             "simulated": self.state.simulated,
             "sim_time_scale": self.state.sim_time_scale,
+            "launch": len(self.state.arms) - 1 if self.state.arms else None,
+            "node_key": self.profile.node_key() if self.profile is not None else None,
+            "launch_prior": list(prior_or_default(self.profile.launch_prior())) if self.profile is not None else None,
             "started_utc": utc_iso(),
             "complete": False,
         }

@@ -6,22 +6,30 @@ its launch. Before the first B leg, when B differs from A only in draft depth, t
 first A leg is written down, so the measurement can be compared with what was predicted.
 
 Interleaved mode (same launch flags, different prompts or sampling): one server, requests alternate
-A, B, A, B … after one warm-up and one cache flush, so time affects both arms alike."""
+A, B, A, B … after one warm-up and one cache flush, so time affects both arms alike.
+
+Sequential mode (`until_ci_pct`, relaunch pairs): after the order's legs, rounds of B A legs are added while the
+effect's 95% CI is wider than ± the target, up to `max_rounds` rounds and `max_minutes`. The rule stops on the
+interval's width, never on its verdict: the width depends on the spread of the requests and of the launches, not
+on where the effect lands, so looking after every round does not inflate the false-positive rate (measured on the
+twin: tests/bench/test_pair_calibration.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from console.core.launch.process import EngineLost
 from console.core.launch.profile import Profile
+from console.core.measure.launches import prior_or_default
 from console.core.measure.pairs import PairStats, parse_order
 from console.core.redaction import redact_argv
 from console.core.run.cell import CellProtocol, Leg as CellLeg, run_legs
 from console.core.run.runtime import Runtime
-from console.core.sessions.pairs import Leg, write_pair
+from console.core.sessions.pairs import Leg, node_record, write_pair
 
 
 @dataclass
@@ -35,12 +43,31 @@ class PairSpec:
     seed: int = 0
     interleave: bool | None = None
     """None: interleave exactly when both arms compile to the same launch flags."""
+    until_ci_pct: float | None = None
+    """Sequential mode: add B A rounds until the CI's half-width is ≤ this many % (None: the order's legs only)."""
+    max_rounds: int = 4
+    """Sequential mode: at most this many added rounds (two legs each)."""
+    max_minutes: float | None = None
+    """Sequential mode: no round starts after this many minutes since the pair began."""
 
     def needs_relaunch(self) -> bool:
         return self.a.launch_key() != self.b.launch_key()
 
     def interleaved(self) -> bool:
         return (not self.needs_relaunch()) if self.interleave is None else self.interleave
+
+    def validate(self) -> None:
+        """One line naming the field when the sequential settings cannot run."""
+        if self.until_ci_pct is not None:
+            if not (0.0 < self.until_ci_pct < 100.0):
+                raise ValueError(f"--until-ci {self.until_ci_pct}: a half-width in % between 0 and 100, e.g. 3")
+            if self.interleaved():
+                raise ValueError("--until-ci adds relaunched B A rounds: an interleaved pair (one server for both "
+                                 "arms) has no launch part to narrow; raise --n instead")
+            if self.max_rounds < 1:
+                raise ValueError(f"--max-rounds {self.max_rounds}: at least 1")
+            if self.max_minutes is not None and self.max_minutes <= 0:
+                raise ValueError(f"--max-minutes {self.max_minutes}: a positive number of minutes")
 
 
 @dataclass
@@ -60,22 +87,60 @@ async def run_pair(rt: Runtime, spec: PairSpec, say: Callable[[str], None] = lam
     spec.protocol.validate()
     if spec.b_protocol is not None:
         spec.b_protocol.validate()
+    spec.validate()
     assert rt.session is not None
     if spec.interleaved():
         legs = await _run_interleaved(rt, spec, say)
-    else:
-        legs, fc = await _run_legs(rt, spec, say)
-        return _finish(rt.session.dir, spec, legs, fc)
-    return _finish(rt.session.dir, spec, legs, None)
+        return _finish(rt.session.dir, spec, legs, None)
+    t0 = time.monotonic()
+    legs, fc = await _run_legs(rt, spec, say, parse_order(spec.order))
+    seq: dict[str, Any] | None = None
+    if spec.until_ci_pct is not None:
+        widths: list[float | None] = []
+        rounds, stopped = 0, ""
+        while True:
+            hw = _half_width(rt.session.dir, spec, legs, fc)
+            widths.append(hw)
+            if hw is not None and hw <= spec.until_ci_pct:
+                stopped = "target reached"
+            elif rounds >= spec.max_rounds:
+                stopped = "round cap"
+            elif spec.max_minutes is not None and (time.monotonic() - t0) / 60.0 >= spec.max_minutes:
+                stopped = "time cap"
+            if stopped:
+                break
+            say(f"CI ±{hw:.1f}% > ±{spec.until_ci_pct:g}%: round {rounds + 1} (B A)" if hw is not None
+                else f"no CI yet: round {rounds + 1} (B A)")
+            more, _ = await _run_legs(rt, spec, say, ["B", "A"], before=legs)
+            legs += more
+            rounds += 1
+        say(f"sequential: {stopped} after {rounds} added round(s)")
+        seq = {"target_half_width_pct": spec.until_ci_pct, "max_rounds": spec.max_rounds,
+               "max_minutes": spec.max_minutes, "rounds_added": rounds, "half_widths_pct": widths,
+               "stopped": stopped}
+    return _finish(rt.session.dir, spec, legs, fc, sequential=seq)
 
 
-async def _run_legs(rt: Runtime, spec: PairSpec, say) -> tuple[list[Leg], dict | None]:
-    order = parse_order(spec.order)
+def _half_width(session_dir: Path, spec: PairSpec, legs: list[Leg], fc: dict | None) -> float | None:
+    """The effect CI's half-width (%) of the legs so far, computed exactly as the pair document will be."""
+    from console.core.sessions.pairs import compute
+    doc = {"spec": _spec_doc(session_dir, spec, legs), "legs": [asdict(leg) for leg in legs], "forecast": fc}
+    return compute(doc, session_dir)[0].effect.half_width_pct
+
+
+async def _run_legs(rt: Runtime, spec: PairSpec, say, order: list[str], before: Sequence[Leg] = ()
+                    ) -> tuple[list[Leg], dict | None]:
+    """Run `order`'s legs after the legs `before` (a sequential round goes on where the pair stands)."""
     profiles = {"A": spec.a, "B": spec.b}
     legs: list[Leg] = []
-    fc_doc = None
-    count = {"A": 0, "B": 0}
-    running = "A" if rt.profile is not None and rt.profile.launch_key() == spec.a.launch_key() else None
+    fc_doc: dict | None = None  # the forecast for B is written before B's first leg (never in a later round)
+    count = {"A": sum(leg.arm == "A" for leg in before), "B": sum(leg.arm == "B" for leg in before)}
+    if before:
+        running: str | None = before[-1].arm
+        launch = before[-1].launch if before[-1].launch is not None else 0
+    else:
+        running = "A" if rt.profile is not None and rt.profile.launch_key() == spec.a.launch_key() else None
+        launch = 0 if running == "A" else -1
     anchored: set[tuple[str, int]] = set()
     for arm in order:
         count[arm] += 1
@@ -95,6 +160,7 @@ async def _run_legs(rt: Runtime, spec: PairSpec, say) -> tuple[list[Leg], dict |
                 raise RuntimeError("the runtime must be started before a pair runs")
             await rt.relaunch(prof, anchor=False)
             running = arm
+            launch += 1
         arm_idx = len(rt.state.arms) - 1
         anchor_dir = None
         if (arm, arm_idx) not in anchored:
@@ -111,7 +177,7 @@ async def _run_legs(rt: Runtime, spec: PairSpec, say) -> tuple[list[Leg], dict |
                         anchor_cell_dir=anchor_dir, anchor_median_tok_s=a_rec.anchor_median_tok_s,
                         anchor_pct=a_rec.anchor_pct, kv_capacity_tokens=info.max_total_num_tokens if info else None,
                         num_draft_tokens=info.arm.draft_tokens if info and info.arm.speculative else None,
-                        spec_label=info.arm.label() if info else None))
+                        spec_label=info.arm.label() if info else None, launch=launch))
     return legs, fc_doc
 
 
@@ -176,17 +242,31 @@ async def _run_interleaved(rt: Runtime, spec: PairSpec, say) -> list[Leg]:
                         anchor_median_tok_s=arm_rec.anchor_median_tok_s, anchor_pct=arm_rec.anchor_pct,
                         kv_capacity_tokens=info.max_total_num_tokens if info else None,
                         num_draft_tokens=info.arm.draft_tokens if info and info.arm.speculative else None,
-                        spec_label=info.arm.label() if info else None))
+                        spec_label=info.arm.label() if info else None, launch=0))
     return legs
 
 
-def _finish(session_dir: Path, spec: PairSpec, legs: list[Leg], fc: dict | None) -> PairResult:
+def _spec_doc(session_dir: Path, spec: PairSpec, legs: list[Leg]) -> dict[str, Any]:
+    """The pair document's spec: the arms, the protocol, the order the legs ran in, and the launch part's prior
+    and node record (docs/measurement.md#launch-variance), so `report` recomputes the interval as written."""
+    a = spec.a
+    return {"a": a.name, "b": spec.b.name, "a_argv": redact_argv(a.server_flags()),
+            "b_argv": redact_argv(spec.b.server_flags()), "protocol": asdict(spec.protocol),
+            "b_protocol": asdict(spec.b_protocol) if spec.b_protocol else None,
+            "order": spec.order if spec.interleaved() else "".join(leg.arm for leg in legs), "seed": spec.seed,
+            "n_boot": 2000,
+            "interleaved": spec.interleaved(), "node_usd_per_hour": a.node_usd_per_hour,
+            "launch": {"node_key": a.node_key(), "prior_sd_pct": prior_or_default(a.launch_prior())[0],
+                       "prior_df": prior_or_default(a.launch_prior())[1],
+                       "record": [r.to_json() for r in node_record(session_dir.parent, a.node_key())]}}
+
+
+def _finish(session_dir: Path, spec: PairSpec, legs: list[Leg], fc: dict | None,
+            sequential: dict | None = None) -> PairResult:
     """Write the pair's artifacts (sessions/pairs.py owns their format) and return the result."""
-    spec_doc = {"a": spec.a.name, "b": spec.b.name, "a_argv": redact_argv(spec.a.server_flags()),
-                "b_argv": redact_argv(spec.b.server_flags()), "protocol": asdict(spec.protocol),
-                "b_protocol": asdict(spec.b_protocol) if spec.b_protocol else None, "order": spec.order,
-                "seed": spec.seed, "n_boot": 2000, "interleaved": spec.interleaved(),
-                "node_usd_per_hour": spec.a.node_usd_per_hour}
+    spec_doc = _spec_doc(session_dir, spec, legs)
+    if sequential is not None:
+        spec_doc["sequential"] = sequential
     doc, ps, cmp, pair_path, report_path = write_pair(session_dir, spec_doc, legs, fc)
     return PairResult(dir=session_dir, legs=legs, stats=ps, forecast=fc, comparison=cmp, doc=doc,
                       pair_path=pair_path, report_path=report_path)

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from console.core.measure.pairs import PairStats, pair_stats
+from console.core.measure.launches import DEFAULT_PRIOR_DF, DEFAULT_PRIOR_SD_PCT
+from console.core.measure.pairs import LaunchPlan, PairStats, pair_stats
 from console.core.sessions.browse import draft_tokens_of, read_doc
+from console.core.sessions.pairs import node_record
 from console.core.sessions.store import load_rows
 
 PROTOCOL_KEYS = ("max_tokens", "temperature", "concurrency", "endpoint", "ignore_eos")
@@ -69,14 +71,24 @@ def check_comparable(a_dir: Path, b_dir: Path) -> tuple[dict[str, Any], dict[str
 def compare_cells(a_dir: Path, b_dir: Path, seed: int = 0, *, a_name: str = "A", b_name: str = "B",
                   n_boot: int | None = None) -> PairStats:
     """B vs A from the two cells' rows: both medians with n and p10/p90, Δ% = median(B)/median(A) − 1 with the
-    seeded bootstrap 95% CI of `pairs.bootstrap_ratio`, and the verdict. Refuses (ValueError, one line) unless
-    the cells share the prompt-set SHA-256 and the protocol (`check_comparable`)."""
+    pair interval (`pairs.compare_legs`: prompts paired, and the launch part of two launches unless both cells were
+    measured in one launch of one session; σ_L from A's recorded prior and the node's record of pairs under the
+    sessions root), its MDE and the verdict. Refuses (ValueError, one line) unless the cells share the prompt-set
+    SHA-256 and the protocol (`check_comparable`)."""
     ma, mb = check_comparable(a_dir, b_dir)
     kw: dict[str, Any] = {} if n_boot is None else {"n_boot": n_boot}
-    ps = pair_stats([load_rows(Path(a_dir))], [load_rows(Path(b_dir))], order="AB", seed=seed, a_name=a_name,
+    a_dir, b_dir = Path(a_dir), Path(b_dir)
+    one_launch = (a_dir.resolve().parent == b_dir.resolve().parent and ma.get("launch") is not None
+                  and ma.get("launch") == mb.get("launch"))
+    key = ma.get("node_key") if ma.get("node_key") == mb.get("node_key") else None
+    record = node_record(a_dir.resolve().parent.parent, key) if key else []
+    prior = ma.get("launch_prior") or (DEFAULT_PRIOR_SD_PCT, DEFAULT_PRIOR_DF)
+    plan = LaunchPlan([0], [0 if one_launch else 1], prior_sd_pct=float(prior[0]), prior_df=float(prior[1]),
+                      record=record)
+    ps = pair_stats([load_rows(a_dir)], [load_rows(b_dir)], order="AB", seed=seed, a_name=a_name,
                     b_name=b_name, a_ndt=draft_tokens_of(ma), b_ndt=draft_tokens_of(mb),
                     a_kv=ma.get("kv_capacity_tokens"), b_kv=mb.get("kv_capacity_tokens"),
-                    usd_per_hour=ma.get("node_usd_per_hour"), **kw)
+                    usd_per_hour=ma.get("node_usd_per_hour"), launches=plan, **kw)
     return ps
 
 

@@ -9,12 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from console.core.fmt import num as _n, utc_iso
-from console.core.measure.pairs import PairStats, pair_stats, speeds
+from console.core.measure.launches import THIS_PAIR, LaunchReading
+from console.core.measure.pairs import LaunchPlan, PairStats, interval_notes, launch_ids, pair_stats, speeds
 from console.core.measure.plots import histogram_lines, position_bars
 from console.core.sessions.report import time_scale_note
 from console.core.sessions.store import load_rows, read_json, write_json
 
-PAIR_SCHEMA = 1
+PAIR_SCHEMA = 2
+"""2: the interval holds the launch part (spec.launch: the prior and the node record it pooled; legs carry their
+launch id) and pairs the prompts. A schema-1 document is recomputed as recorded: requests only."""
 
 
 @dataclass
@@ -29,6 +32,8 @@ class Leg:
     kv_capacity_tokens: int | None = None
     num_draft_tokens: int | None = None
     spec_label: str | None = None
+    launch: int | None = None
+    """Which launch of the pair served the leg (0, 1, …); None in schema-1 documents (inferred from the order)."""
 
 
 # --- artifacts -------------------------------------------------------------------------------
@@ -42,13 +47,14 @@ def compute(doc: dict[str, Any], base: Path) -> tuple[PairStats, dict | None]:
     first = {arm: next(leg for leg in legs if leg.arm == arm) for arm in ("A", "B")}
     caps = [leg.kv_capacity_tokens for leg in legs if leg.num_draft_tokens is None and leg.kv_capacity_tokens]
     spec = doc["spec"]
+    plan = launch_plan(doc, legs, base)
     ps = pair_stats(
         a_legs, b_legs, order=spec["order"], seed=spec["seed"], n_boot=spec.get("n_boot", 2000),
         a_name=spec["a"], b_name=spec["b"], a_ndt=first["A"].num_draft_tokens, b_ndt=first["B"].num_draft_tokens,
         a_kv=first["A"].kv_capacity_tokens, b_kv=first["B"].kv_capacity_tokens, nospec_kv=caps[0] if caps else None,
         usd_per_hour=spec.get("node_usd_per_hour"),
         a_anchors=[(leg.anchor_median_tok_s, leg.anchor_pct) for leg in legs if leg.arm == "A"],
-        b_anchors=[(leg.anchor_median_tok_s, leg.anchor_pct) for leg in legs if leg.arm == "B"])
+        b_anchors=[(leg.anchor_median_tok_s, leg.anchor_pct) for leg in legs if leg.arm == "B"], launches=plan)
     cmp = None
     fc = doc.get("forecast")
     if fc and "refused" not in fc and ps.b.median_tok_s:
@@ -56,6 +62,50 @@ def compute(doc: dict[str, Any], base: Path) -> tuple[PairStats, dict | None]:
         cmp = {"depth": fc["depth"], "predicted_tok_s": fc["tok_s"], "measured_tok_s": ps.b.median_tok_s,
                "error_pct": err, "predicted_tau": fc["tau"], "measured_tau": ps.b.tau}
     return ps, cmp
+
+
+def launch_plan(doc: dict[str, Any], legs: list[Leg], base: Path) -> LaunchPlan | None:
+    """The launch part of a pair document's interval: each leg's launch, each launch's anchor rows, the prior and
+    the node record as recorded in spec.launch (None for a schema-1 document: requests only, as it was recorded)."""
+    spec_l = doc["spec"].get("launch")
+    if not spec_l:
+        return None
+    ia, ib = launch_ids([leg.arm for leg in legs], bool(doc["spec"].get("interleaved")))
+    if all(leg.launch is not None for leg in legs):
+        ia = [leg.launch for leg in legs if leg.arm == "A"]  # type: ignore[misc]  # all set (checked above)
+        ib = [leg.launch for leg in legs if leg.arm == "B"]  # type: ignore[misc]
+
+    def anchor(leg: Leg) -> list | None:
+        d = _resolve(base, leg.anchor_cell_dir) if leg.anchor_cell_dir else None
+        return load_rows(d) if d is not None and d.exists() else None
+
+    return LaunchPlan(ia, ib, [anchor(leg) for leg in legs if leg.arm == "A"],
+                      [anchor(leg) for leg in legs if leg.arm == "B"], prior_sd_pct=float(spec_l["prior_sd_pct"]),
+                      prior_df=float(spec_l["prior_df"]),
+                      record=[LaunchReading.from_json(r) for r in spec_l.get("record") or []])
+
+
+def node_record(sessions_root: Path, node_key: str, exclude: Path | None = None) -> list[LaunchReading]:
+    """The node's launch record: the own reading of every earlier pair recorded under `sessions_root` on the same
+    node (spec.launch.node_key), each named by its pair document (session/pair-N.json)."""
+    out: list[LaunchReading] = []
+    root = Path(sessions_root)
+    if not root.is_dir():
+        return out
+    for sdir in sorted(p for p in root.iterdir() if p.is_dir()):
+        for f in pair_files(sdir):
+            if exclude is not None and f.resolve() == exclude.resolve():
+                continue
+            try:
+                doc = read_json(f)
+            except (OSError, ValueError):
+                continue
+            if ((doc.get("spec") or {}).get("launch") or {}).get("node_key") != node_key:
+                continue
+            for r in ((doc.get("stats") or {}).get("launch") or {}).get("readings") or []:
+                if r.get("source") == THIS_PAIR:
+                    out.append(LaunchReading.from_json({**r, "source": f"{sdir.name}/{f.name}"}))
+    return out
 
 
 def _resolve(base: Path, cell_dir: str) -> Path:
@@ -163,6 +213,7 @@ def report_markdown(doc: dict[str, Any], ps: PairStats, cmp: dict | None, base: 
     if notes:
         lines += [""] + [f"_{n}_" for n in notes]
     lines += ["", f"Effect (B vs A, median of per-request tok/s): {ps.effect.text()}"]
+    lines += [f"- {line}" for line in interval_notes(ps, sp.get("sequential"))]
     if ps.drift is not None:
         lines.append(f"Drift (A last leg vs A first leg): {ps.drift.text()}")
     if ps.drift_flag:

@@ -58,6 +58,7 @@ class CellResult:
     step_ms: list[float] = field(default_factory=list)
     hists: list[list[int]] = field(default_factory=list)  #: spec_correct_drafts_histogram per request (tok_s order)
     first_tokens: list[int] = field(default_factory=list)  #: tokens of the first output (tok_s order)
+    prompts: list[int] = field(default_factory=list)  #: the prompt index of each row (tok_s order)
     completion_tokens: list[int] = field(default_factory=list)
     ttft_ok: list[float] = field(default_factory=list)  #: TTFT of the rows in tok_s order
     queue_s: list[float] = field(default_factory=list)  #: arrival to first admission
@@ -90,10 +91,12 @@ class CellResult:
 
 
 def build_engine(arm_argv: list[str], *, seed: int = 0, node_seed: int | None = None, launch_seed: int = 0,
-                 dep: Deployment | None = None, mem_fraction: str = REFERENCE_MEM_FRACTION) -> Engine:
+                 dep: Deployment | None = None, mem_fraction: str = REFERENCE_MEM_FRACTION,
+                 speed: float = 1.0) -> Engine:
     """An engine for a launch command (model flags + `arm_argv`), without a server. `node_seed=None` models the
     nominal node and launch (speed and launch factors 1, no drift) that the calibration compares with the report;
-    with a node seed, `launch_seed` draws this launch's own variation (a relaunch: another launch seed)."""
+    with a node seed, `launch_seed` draws this launch's own variation (a relaunch: another launch seed). `speed`:
+    every step `speed`× shorter (a constructed truth: the same arm `speed`× faster, for power measurements)."""
     dep = dep or load_deployment()
     argv = MODEL + ["--mem-fraction-static", mem_fraction, "--sim-seed", str(seed), "--sim-node-seed",
                     str(node_seed or 0), "--sim-launch-seed", str(launch_seed)] + arm_argv
@@ -104,13 +107,28 @@ def build_engine(arm_argv: list[str], *, seed: int = 0, node_seed: int | None = 
         engine.node.speed_factor = 1.0
         engine.node.launch_factor = 1.0
         engine.node.drift_amplitude = 0.0
+    engine.node.speed_factor /= speed
     return engine
+
+
+def warm_up(engine: Engine, prompt_tokens: int, domain: str) -> None:
+    """One unrecorded request long enough to pay the one-time JIT of the first long prefill (the console warms a
+    server up before it measures)."""
+    warm = max(prompt_tokens, engine.dep.prefill.jit_min_tokens)
+    engine.submit(SimRequest(rid="warmup", prompt_tokens=warm, max_new_tokens=4, ignore_eos=True,
+                             domain=domain, prompt_hash=-1), engine.clock)
+    while engine.has_work():
+        warm_plan = engine.plan()
+        if warm_plan is None:  # as the measuring loop of run_cell: nothing left that can run
+            break
+        engine.commit(warm_plan)
 
 
 def run_cell(arm: str | list[str], domain: str, *, prompt_tokens: int = 10_000, max_tokens: int = 2048,
              n: int = 16, concurrency: int = 1, seed: int = 0, node_seed: int | None = None, launch_seed: int = 0,
              temperature: float = 0.6, dep: Deployment | None = None, warmup: bool = True,
-             prompt_set: int | None = None, engine: Engine | None = None, ignore_eos: bool = True) -> CellResult:
+             prompt_set: int | None = None, engine: Engine | None = None, ignore_eos: bool = True,
+             speed: float = 1.0) -> CellResult:
     """Play one cell in virtual time and collect per-request statistics. `arm`: a name of ARMS or the drafter
     flags. With `warmup`, one unrecorded request of the same prompt length runs first (it pays the one-time JIT of
     the first long prefill), as the console warms a server up before measuring. `prompt_set`: which prompts (the
@@ -118,16 +136,9 @@ def run_cell(arm: str | list[str], domain: str, *, prompt_tokens: int = 10_000, 
     `engine`: go on on a running engine (another leg in the same launch) instead of launching one."""
     if engine is None:
         engine = build_engine(ARMS[arm] if isinstance(arm, str) else arm, seed=seed, node_seed=node_seed,
-                              launch_seed=launch_seed, dep=dep)
-        if warmup:  # long enough to pay the one-time JIT of the first long prefill
-            warm = max(prompt_tokens, engine.dep.prefill.jit_min_tokens)
-            engine.submit(SimRequest(rid="warmup", prompt_tokens=warm, max_new_tokens=4, ignore_eos=True,
-                                     domain=domain, prompt_hash=-1), engine.clock)
-            while engine.has_work():
-                warm_plan = engine.plan()
-                if warm_plan is None:  # as the measuring loop below: nothing left that can run
-                    break
-                engine.commit(warm_plan)
+                              launch_seed=launch_seed, dep=dep, speed=speed)
+        if warmup:
+            warm_up(engine, prompt_tokens, domain)
     res = CellResult(arm if isinstance(arm, str) else " ".join(arm), domain, prompt_tokens, max_tokens, concurrency,
                      max_total_num_tokens=engine.capacity)
     outputs: dict[int, list[RequestOutput]] = {}
@@ -161,6 +172,7 @@ def run_cell(arm: str | list[str], domain: str, *, prompt_tokens: int = 10_000, 
             span = outs[-1].model_time_s - first.model_time_s
             if span > 0:
                 res.tok_s.append((outs[-1].completion_tokens - first.completion_tokens) / span)
+                res.prompts.append(int(r.rid.split("-")[1]))
                 res.step_ms.append(1000.0 * span / max(1, len(outs) - 1))
                 res.hists.append(list(r.spec_hist))
                 res.first_tokens.append(first.completion_tokens)

@@ -20,6 +20,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from console.core.fmt import num as _n
 from console.core.launch import flips
 from console.core.launch.profile import Profile, list_profiles
+from console.core.measure.pairs import interval_notes
 from console.core.run.cell import CellProtocol
 from console.core.run.pair import PairResult, PairSpec
 from console.core.sessions.report import time_scale_note
@@ -64,6 +65,7 @@ def result_card(res: PairResult) -> Group:
     for r in rows:
         t.add_row(*r)
     parts: list[Any] = [head, t, Text(f"effect B vs A: {ps.effect.text()} (bootstrap {ps.n_boot}, seed {ps.seed})")]
+    parts += [Text(line, style="dim") for line in interval_notes(ps, res.doc.get("spec", {}).get("sequential"))]
     if ps.drift is not None:
         parts.append(Text(f"drift A last vs first leg: {ps.drift.text()}", style="dim"))
     if ps.drift_flag:
@@ -118,6 +120,8 @@ class PairScreen(Screen[None]):
                 yield Label("order")
                 yield Select([(o, o) for o in ("ABA", "AB", "ABAB", "ABBA")], value="ABA", allow_blank=False,
                              id="order", compact=True)
+                yield Label("until CI ±%")
+                yield Input("", placeholder="off (e.g. 3: add B A rounds, at most 4)", id="until_ci", compact=True)
             yield Static("", id="error")
             with Horizontal(id="buttons"):
                 yield Button("record pair", variant="primary", id="go", compact=True)
@@ -169,7 +173,15 @@ class PairScreen(Screen[None]):
                              temperature=self.protocol.temperature, concurrency=self.protocol.concurrency,
                              warmup=self.protocol.warmup)
         proto.validate()
-        return PairSpec(a=self.a, b=b, protocol=proto, order=str(self.query_one("#order", Select).value))
+        raw = self.query_one("#until_ci", Input).value.strip()
+        try:
+            until = float(raw) if raw else None
+        except ValueError:
+            raise ValueError(f"until CI ±%: a number of % (e.g. 3) or empty for off, got {raw!r}") from None
+        spec = PairSpec(a=self.a, b=b, protocol=proto, order=str(self.query_one("#order", Select).value),
+                        until_ci_pct=until)
+        spec.validate()
+        return spec
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_record()
