@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from console.sim.config.args import parse_argv, resolve_server_args
@@ -9,7 +11,7 @@ from console.sim.config.deployment import load_deployment
 from console.sim.content.domain import detect_domain
 from console.sim.content.text import TextStream
 from console.sim.content.tokens import count_tokens
-from console.sim.model.acceptance import conditionals, expected_accept_length
+from console.sim.model.acceptance import conditionals, expected_accept_length, horizon_fall
 from console.sim.model.calibrate import ARMS, build_engine
 from console.sim.model.engine import Engine, RequestOutput, SimRequest
 from console.sim.model.memory import OutOfMemory, plan_memory
@@ -93,6 +95,58 @@ def test_acceptance_rises_with_context_and_falls_with_depth():
     assert all(b > a for a, b in zip(short, long))
     assert all(x > y for x, y in zip(long, long[1:]))
     assert expected_accept_length(conditionals(d, "chat", 10_000, 6)) < expected_accept_length(long)
+
+
+def test_the_short_context_horizon_lowers_only_positions_past_it_and_fades_by_1k():
+    """A chain drafter's horizon (docs/twin.md §8): at a health prompt's context the positions up to
+    horizon_short keep their curve, each later one falls by horizon_decay per position; at 1k nothing changes."""
+    d = DEP.drafters["eagle3"]
+    h = d.horizon_short
+    assert h >= 1 and d.horizon_decay > 0
+    flat = dataclasses.replace(d, horizon_short=0)
+    at_min, plain = conditionals(d, "tool", d.context_min, 6), conditionals(flat, "tool", d.context_min, 6)
+    assert at_min[:h] == plain[:h]
+    for i in range(h, 6):
+        assert at_min[i] == pytest.approx(max(0.02, plain[i] - d.horizon_decay * (i + 1 - h)))
+    mid = conditionals(d, "tool", 250, 6)  # between context_min and context_short: part of the fall
+    assert plain[h] - d.horizon_decay < mid[h] < plain[h]
+    assert conditionals(d, "tool", d.context_short, 6) == conditionals(flat, "tool", d.context_short, 6)
+    assert horizon_fall(d, 40) == d.horizon_decay and horizon_fall(d, 5_000) == 0.0
+
+
+def test_an_fp8_cache_moves_acceptance_per_domain_and_more_at_long_context():
+    """[kv_precision]: the shift is domain_shift x noise(dtype) x ln(L / floor) / ln(ref / floor); native caches
+    and contexts at or under the floor are untouched; e5m2 (2 mantissa bits) twice e4m3's."""
+    d, kv = DEP.drafters["eagle3"], DEP.kv_precision
+    for dom in ("tool", "math", "code", "chat"):
+        native = conditionals(d, dom, 10_000, 6, kv=kv, kv_dtype="auto")
+        assert native == conditionals(d, dom, 10_000, 6)
+        fp8 = conditionals(d, dom, 10_000, 6, kv=kv, kv_dtype="fp8_e4m3")
+        want = kv.domain_shift[dom]
+        assert fp8[0] - native[0] == pytest.approx(want, abs=1e-9)
+    assert kv.domain_shift["math"] < 0 < kv.domain_shift["code"]
+    assert kv.shift("math", kv.context_floor, "fp8_e4m3") == 0.0
+    assert abs(kv.shift("math", 1_000, "fp8_e4m3")) < abs(kv.shift("math", 10_000, "fp8_e4m3"))
+    assert kv.shift("math", 10_000, "fp8_e5m2") == pytest.approx(2 * kv.shift("math", 10_000, "fp8_e4m3"))
+
+
+def test_an_fp8_cache_halves_the_kv_read_and_the_attention_time():
+    """q and the latent cast to e4m3 and the kernel fp8 x fp8: the context terms of a step halve."""
+    native = StepTimeModel(config("--tp", "4", *ARMS["eagle3-d6"]), DEP)
+    fp8 = StepTimeModel(config("--tp", "4", "--kv-cache-dtype", "fp8_e4m3", *ARMS["eagle3-d6"]), DEP)
+    ctx = 10_000.0
+    context_part = native.target_ms(1, ctx, 7) - native.target_ms(1, 0.0, 7)
+    assert fp8.target_ms(1, ctx, 7) - fp8.target_ms(1, 0.0, 7) == pytest.approx(context_part / 2)
+    assert fp8.target_ms(1, 0.0, 7) == pytest.approx(native.target_ms(1, 0.0, 7))
+
+
+def test_dflash_own_cost_grows_per_verified_row():
+    """The drafter's share of a DFlash step: a fixed part plus one cost per row of B x block (draft forward,
+    head, context update and sampling run over every verified row, accepted or not)."""
+    d = StepTimeModel(config("--tp", "4", *ARMS["dflash-b16"]), DEP)
+    spec = DEP.drafters["dflash"]
+    one, many = d.drafter_ms(1, 0.0), d.drafter_ms(32, 0.0)
+    assert many - one == pytest.approx(spec.block_pass_per_row_ms * 31 * 16)
 
 
 # ------------------------------------------------------------------------------------------------ scheduling

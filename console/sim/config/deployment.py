@@ -8,6 +8,7 @@ file's header. Select another file with `--sim-deployment PATH`.
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 import tomllib
 from dataclasses import MISSING, dataclass, field, fields
@@ -193,12 +194,45 @@ class AcceptanceSpec:
 
     Draft position i (1-based) is accepted, given positions < i were, with probability
     `c_i = c1(context) - slope*(i-1)`, where c1 is interpolated in log10(context) between `c1_short` (at the
-    drafter's `context_short` tokens) and `c1_long` (at `context_long`), and held constant outside that range.
+    drafter's `context_short` tokens) and `c1_long` (at `context_long`), and held constant outside that range
+    (and, past the drafter's horizon at very short context, lowered further: `DrafterSpec.horizon_short`).
     """
 
     c1_short: float
     c1_long: float
     slope: float
+
+
+@dataclass(frozen=True)
+class KvDtypeSpec:
+    """What a KV-cache dtype changes besides its bytes (`[kv_precision.dtypes.<name>]`)."""
+
+    noise: float  #: rounding error of the cached latent (and the query cast with it) in units of e4m3's (2^-3)
+    attention_speedup: float = 1.0  #: the attention kernel's throughput against bf16 (fp8 x fp8: 2)
+
+
+@dataclass(frozen=True)
+class KvPrecisionSpec:
+    """A reduced-precision latent cache's effect on acceptance (`[kv_precision]`, docs/twin.md §8): every
+    conditional acceptance of a domain moves by `domain_shift[domain] x noise(dtype) x g(context)`,
+    g = log(context / context_floor) / log(context_ref / context_floor), 0 below the floor."""
+
+    context_floor: float = 256.0
+    context_ref: float = 10_000.0
+    domain_shift: dict[str, float] = field(default_factory=dict)
+    dtypes: dict[str, KvDtypeSpec] = field(default_factory=dict)
+
+    def dtype(self, name: str) -> KvDtypeSpec:
+        return self.dtypes.get(name, KvDtypeSpec(noise=0.0))
+
+    def shift(self, domain: str, context: float, dtype: str) -> float:
+        """The conditional acceptance shift of `domain` at `context` tokens with a `dtype` cache."""
+        noise = self.dtype(dtype).noise
+        s = self.domain_shift.get(domain, 0.0)
+        if noise == 0.0 or s == 0.0 or context <= self.context_floor:
+            return 0.0
+        g = math.log(context / self.context_floor) / math.log(self.context_ref / self.context_floor)
+        return s * noise * g
 
 
 @dataclass(frozen=True)
@@ -221,14 +255,16 @@ class DrafterSpec:
     acceptance: dict[str, AcceptanceSpec]
     draft_step_ms: float = 0.0
     draft_step_per_req_ms: float = 0.0
-    block_pass_ms: float = 0.0
-    block_pass_per_token_ms: float = 0.0
-    block_pass_per_req_ms: float = 0.0
+    block_pass_ms: float = 0.0  #: DFlash: the draft block's fixed cost per step (launches, syncs), any batch
+    block_pass_per_row_ms: float = 0.0  #: DFlash: per verified row (B x block) of the step's own draft-side work
     lookup_ms: float = 0.0
     lookup_per_req_ms: float = 0.0
     context_pass_fixed_ms: float = 0.0  #: DFlash: eager context pass, per prefill forward
     context_pass_per_token_ms: float = 0.0  #: DFlash: eager context pass, per prompt token
     dummy_acceptance: float = 0.0  #: conditional acceptance with --speculative-draft-load-format dummy
+    horizon_short: int = 0  #: positions a chain drafter supports at very short context (0: no horizon)
+    horizon_decay: float = 0.0  #: per position past the horizon, at `context_min` tokens (fading to 0 at context_short)
+    context_min: float = 64.0  #: tokens at (and below) which the horizon holds fully
     mask_token: str = ""
     mask_token_id: int = 0
     rules: tuple[ResolutionRule, ...] = ()  #: drafter-specific resolution (after the model's rules)
@@ -253,6 +289,8 @@ class Deployment:
     drafters: dict[str, DrafterSpec] = field(default_factory=dict)
     #: natural output length per traffic domain (`[lengths.<domain>]`, see lengths.py); empty: no EOS model
     lengths: dict[str, LengthSpec] = field(default_factory=dict)
+    #: a reduced-precision KV cache's effect on acceptance and attention (`[kv_precision]`; empty: none)
+    kv_precision: KvPrecisionSpec = field(default_factory=KvPrecisionSpec)
 
     def drafter_for(self, algorithm: str | None) -> DrafterSpec | None:
         """The drafter family modeling a resolved `speculative_algorithm` (None: no speculation)."""
@@ -282,6 +320,16 @@ def _build(cls: type, data: dict[str, Any], where: str, **extra: Any) -> Any:
     if unknown:
         raise DeploymentError(f"{where}: unknown key(s) {', '.join(unknown)}")
     return cls(**kwargs)
+
+
+def _kv_precision(raw: dict[str, Any]) -> KvPrecisionSpec:
+    dtypes = {name: _build(KvDtypeSpec, d, f"kv_precision.dtypes.{name}") for name, d in raw.get("dtypes", {}).items()}
+    shift = raw.get("domain_shift", {})
+    bad = sorted(set(shift) - set(DOMAINS))
+    if bad:
+        raise DeploymentError(f"kv_precision.domain_shift: unknown domain(s) {', '.join(bad)}")
+    rest = {k: v for k, v in raw.items() if k not in ("dtypes", "domain_shift")}
+    return _build(KvPrecisionSpec, rest, "kv_precision", domain_shift=dict(shift), dtypes=dtypes)
 
 
 def default_deployment_path() -> Path:
@@ -327,6 +375,7 @@ def load_deployment(path: str | Path | None = None) -> Deployment:
             resolution=resolution,
             drafters=drafters,
             lengths={dom: _build(LengthSpec, d, f"lengths.{dom}") for dom, d in raw.get("lengths", {}).items()},
+            kv_precision=_kv_precision(raw.get("kv_precision", {})),
         )
     except KeyError as e:
         raise DeploymentError(f"{p}: missing section or key {e}") from None

@@ -3,13 +3,19 @@
 For a drafter family and traffic domain, draft position i (1-based) is accepted -- given every earlier position
 was -- with probability
 
-    c_i = clamp(c1(context) + shift - slope * (i - 1), 0.02, 0.98)
+    c_i = clamp(c1(context) + shift - slope * (i - 1) - horizon(context) * max(0, i - H), 0.02, 0.98)
 
 - `c1(context)` interpolates linearly in log10(context) between `c1_short` at `context_short` tokens and
   `c1_long` at `context_long` tokens, held constant outside (acceptance rises with context: long prompts give the
   drafter more to copy);
+- the horizon (a chain drafter's `horizon_short` H and `horizon_decay`, docs/twin.md §8): at very short context
+  the drafter has only the question behind it, and past H positions it continues its own guesses: each
+  conditional past H falls by `horizon_decay` per position at `context_min` tokens, the fall fading linearly in
+  log10(context) to nothing at `context_short` (so the 1k and 10k cells keep their curves);
 - `shift` = a per-prompt offset (N(0, prompt_acceptance_sd) from a hash of the prompt, so one prompt keeps its
-  difficulty across runs) + `temperature_sensitivity * (temperature_ref - temperature)`;
+  difficulty across runs) + `temperature_sensitivity * (temperature_ref - temperature)` + the KV cache's
+  precision shift (`[kv_precision]`: an fp8 latent cache moves each domain's agreement between drafter and
+  target, more the longer the context);
 - EAGLE trees (topk > 1) raise each conditional to `1 - (1 - c_i) / sqrt(b)`, b the tree's breadth per depth:
   the verify width num_draft_tokens - 1 spread over the `steps` depths, b = clamp((ndt - 1) / steps, 1, topk); so
   steps (drafter passes, accepted depth) and num_draft_tokens (verify width, its cost) vary independently;
@@ -27,17 +33,28 @@ import math
 import random
 from dataclasses import dataclass
 
-from ..config.deployment import AcceptanceSpec, DrafterSpec
+from ..config.deployment import DrafterSpec, KvPrecisionSpec
 
 #: Re-derive a request's conditionals every this many tokens of context growth.
 CONTEXT_REFRESH_TOKENS = 256
 
 
-def _c1(spec: AcceptanceSpec, drafter: DrafterSpec, context: float) -> float:
+def _weight(drafter: DrafterSpec, context: float) -> float:
+    """0 at or below the drafter's short context, 1 at or beyond its long context, linear in log10 between."""
     lo, hi = math.log10(drafter.context_short), math.log10(drafter.context_long)
     x = math.log10(max(context, 1.0))
-    w = 0.0 if x <= lo else 1.0 if x >= hi else (x - lo) / (hi - lo)
-    return spec.c1_short + w * (spec.c1_long - spec.c1_short)
+    return 0.0 if x <= lo else 1.0 if x >= hi else (x - lo) / (hi - lo)
+
+
+def horizon_fall(drafter: DrafterSpec, context: float) -> float:
+    """The fall per position past the drafter's short-context horizon at `context` tokens: `horizon_decay` at or
+    below `context_min`, linear in log10(context) to 0 at `context_short` (0 without a horizon)."""
+    if drafter.horizon_short <= 0 or drafter.horizon_decay == 0.0 or context >= drafter.context_short:
+        return 0.0
+    lo, hi = math.log10(drafter.context_min), math.log10(drafter.context_short)
+    x = math.log10(max(context, 1.0))
+    fade = 1.0 if x <= lo else (hi - x) / (hi - lo)
+    return drafter.horizon_decay * fade
 
 
 def tree_breadth(topk: int, steps: int, num_draft_tokens: int) -> float:
@@ -49,19 +66,23 @@ def tree_breadth(topk: int, steps: int, num_draft_tokens: int) -> float:
 
 def conditionals(drafter: DrafterSpec, domain: str, context: float, k_max: int, *, shift: float = 0.0,
                  temperature: float | None = None, topk: int = 1, breadth: float | None = None,
-                 dummy: bool = False) -> list[float]:
+                 dummy: bool = False, kv: KvPrecisionSpec | None = None, kv_dtype: str = "auto") -> list[float]:
     """Conditional acceptance c_1..c_k_max of each draft position (see the module docstring). `breadth`:
-    candidates per depth of a tree (default: topk)."""
+    candidates per depth of a tree (default: topk). `kv`, `kv_dtype`: the deployment's KV precision model and
+    the target's KV cache dtype."""
     if dummy:
         return [drafter.dummy_acceptance] * k_max
     spec = drafter.acceptance[domain]
     b = float(topk) if breadth is None else breadth
-    base = _c1(spec, drafter, context) + shift
+    base = spec.c1_short + _weight(drafter, context) * (spec.c1_long - spec.c1_short) + shift
+    past = horizon_fall(drafter, context)
     if temperature is not None:
         base += drafter.temperature_sensitivity * (drafter.temperature_ref - temperature)
+    if kv is not None:
+        base += kv.shift(domain, context, kv_dtype)
     out = []
     for i in range(k_max):
-        c = min(0.98, max(0.02, base - spec.slope * i))
+        c = min(0.98, max(0.02, base - spec.slope * i - past * max(0, i + 1 - drafter.horizon_short)))
         if b > 1:
             c = 1.0 - (1.0 - c) / math.sqrt(b)
         out.append(c)
@@ -105,6 +126,8 @@ class AcceptanceState:
     topk: int
     breadth: float | None = None
     dummy: bool = False
+    kv: KvPrecisionSpec | None = None
+    kv_dtype: str = "auto"
     _context_at: float = -1e9
     conds: list[float] | None = None
 
@@ -113,6 +136,6 @@ class AcceptanceState:
         if self.conds is None or context - self._context_at >= CONTEXT_REFRESH_TOKENS:
             self.conds = conditionals(self.drafter, self.domain, context, self.k_max, shift=self.shift,
                                       temperature=self.temperature, topk=self.topk, breadth=self.breadth,
-                                      dummy=self.dummy)
+                                      dummy=self.dummy, kv=self.kv, kv_dtype=self.kv_dtype)
             self._context_at = context
         return self.conds

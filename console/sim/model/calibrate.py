@@ -249,6 +249,23 @@ TTFT_CELLS = [
 ]
 KV_CELLS = [("nospec", 484_000), ("eagle3-d6", 336_000), ("dflash-b16", 295_000)]
 
+#: The console's anchor (health) cell as the twin sees it: the shipped `health` prompt set's (domain, prompt
+#: tokens) -- 2 prompts per domain, 38-75 tokens each plus the chat template's ~12 -- at 128 output tokens
+#: (core/run/cell.py ANCHOR_PROTOCOL); tests/sim/test_calibration.py holds it to the shipped file.
+HEALTH_PROMPTS = [("tool", 75), ("tool", 74), ("math", 60), ("math", 51), ("code", 46), ("code", 43), ("chat", 38),
+                  ("chat", 42)]
+HEALTH_TEMPLATE_TOKENS = 12
+HEALTH_MAX_TOKENS = 128
+#: The report's configuration-ledger findings (docs/reference-deployment.md §3, docs/twin.md §8):
+#: draft depth at short context (health cells, EAGLE-3, one stream): k = 3 335 tok/s, k = 5 265-294 (two nodes)
+HEALTH_DEPTH_CELLS = [(3, (335.0, 335.0)), (5, (265.0, 294.0))]
+#: KV-cache dtype by domain, one session: native / fp8 tok/s (EAGLE-3 d6, 10k / 2048, one stream)
+KV_DTYPE_CELLS = [("math", 1.34), ("tool", 0.94), ("code", 0.81)]
+#: DFlash at 32 streams of short prompts (150 in / 512 out), every domain: the ledger's 499 vs 845 is chat at ~1k
+#: (LOAD_CELLS); on short prompts the twin holds DFlash at or under no-spec (within this factor) and under EAGLE-3
+SHORT_LOAD_PROMPT_TOKENS = 150
+SHORT_LOAD_BREAK_EVEN = 1.03
+
 
 @dataclass
 class CalRow:
@@ -261,9 +278,13 @@ class CalRow:
     factor: float  #: allowed factor either way (1.08 = +-8%)
     tau: float | None = None
     ttft_ms: float | None = None
+    band: tuple[float, float] | None = None  #: the report gives a range: within `factor` of it either way
 
     @property
     def ratio(self) -> float:
+        if self.band is not None:
+            lo, hi = self.band
+            return self.model / lo if self.model < lo else self.model / hi if self.model > hi else 1.0
         return self.model / self.report
 
     @property
@@ -276,12 +297,59 @@ class CalRow:
             extra += f" tau {self.tau:4.2f}"
         if self.ttft_ms is not None:
             extra += f" TTFT {self.ttft_ms:6.0f} ms"
-        return (f"{self.group:<6} {self.what:<46} {self.report:>9.1f} {self.model:>9.1f} "
+        small = self.report < 10
+        ref = f"{self.report:.3f}" if small else f"{self.report:.1f}"
+        if self.band and self.band[0] == 0.0:
+            ref = f"<= {self.band[1]:g}"
+        elif self.band and self.band[0] != self.band[1]:
+            ref = f"{self.band[0]:.0f}-{self.band[1]:.0f}"
+        model = f"{self.model:.3f}" if small else f"{self.model:.1f}"
+        return (f"{self.group:<6} {self.what:<46} {ref:>9} {model:>9} "
                 f"{100 * (self.ratio - 1):>+7.1f}%  (within x{self.factor:.2f}: {'ok' if self.ok else 'OUT'}){extra}")
 
 
+def health_cell(arm: str | list[str], *, n_per_prompt: int = 4, dep: Deployment | None = None,
+                seed: int = 0) -> tuple[float, float]:
+    """The anchor (health) cell on one launch of the nominal node: median per-request tok/s and mean tau over the
+    health prompts, each run `n_per_prompt` times."""
+    rows: list[float] = []
+    taus: list[float] = []
+    for i, (domain, tokens) in enumerate(HEALTH_PROMPTS):
+        r = run_cell(arm, domain, prompt_tokens=tokens + HEALTH_TEMPLATE_TOKENS, max_tokens=HEALTH_MAX_TOKENS,
+                     n=n_per_prompt, dep=dep, seed=seed, prompt_set=1000 * seed + i)
+        rows += r.tok_s
+        taus += r.tau
+    return statistics.median(rows), (statistics.fmean(taus) if taus else 1.0)
+
+
+def ledger_rows(n: int = 16, dep: Deployment | None = None) -> list[CalRow]:
+    """The report's configuration-ledger findings, model vs report (docs/twin.md §8): the health cell at k = 3 and
+    k = 5, native / fp8 by domain, DFlash / no-spec at 32 streams of short prompts."""
+    dep = dep or load_deployment()
+    rows = []
+    for k, (lo, hi) in HEALTH_DEPTH_CELLS:
+        tok_s, tau = health_cell(eagle3(k), dep=dep)
+        rows.append(CalRow("ledger", f"tok/s EAGLE-3 d{k} health cell", (lo + hi) / 2, tok_s, 1.08, tau,
+                           band=(lo, hi)))
+    fp8 = ["--kv-cache-dtype", "fp8_e4m3"]
+    for domain, ref in KV_DTYPE_CELLS:
+        native = run_cell(eagle3(6), domain, n=n, dep=dep)
+        low = run_cell(eagle3(6) + fp8, domain, n=n, dep=dep)
+        rows.append(CalRow("ledger", f"native / fp8 tok/s EAGLE-3 d6 {domain} 10k", ref,
+                           native.median_tok_s / low.median_tok_s, 1.08, low.mean_tau))
+    for domain in ("tool", "math", "code", "chat"):
+        agg = {arm: run_cell(arm, domain, prompt_tokens=SHORT_LOAD_PROMPT_TOKENS, max_tokens=512, n=64,
+                             concurrency=32, dep=dep).aggregate_tok_s for arm in ("nospec", "eagle3-d6", "dflash-b16")}
+        rows.append(CalRow("short", f"DFlash / no-spec aggregate, 32 x {domain} short", 1.0,
+                           agg["dflash-b16"] / agg["nospec"], SHORT_LOAD_BREAK_EVEN,
+                           band=(0.0, 1.0)))
+        rows.append(CalRow("short", f"DFlash / EAGLE-3 aggregate, 32 x {domain} short", 1.0,
+                           agg["dflash-b16"] / agg["eagle3-d6"], 1.0, band=(0.0, 1.0)))
+    return rows
+
+
 def calibration_rows(n: int = 16, max_tokens: int = 2048, dep: Deployment | None = None) -> list[CalRow]:
-    """Every calibrated cell, model vs report: single-stream tok/s, load, TTFT, KV capacity."""
+    """Every calibrated cell, model vs report: single-stream tok/s, load, TTFT, KV capacity, the ledger."""
     dep = dep or load_deployment()
     rows = []
     for arm, domain, ptoks, ref, what in REPORT_CELLS:
@@ -297,7 +365,7 @@ def calibration_rows(n: int = 16, max_tokens: int = 2048, dep: Deployment | None
     for arm, ref in KV_CELLS:
         cap = build_engine(ARMS[arm], dep=dep).capacity
         rows.append(CalRow("kv", f"KV capacity tokens {arm} (mem fraction 0.96)", ref, cap, 1.01))
-    return rows
+    return rows + ledger_rows(n, dep)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -352,7 +352,8 @@ class Engine:
             shift = random.Random(f"prompt:{req.prompt_hash}").gauss(0.0, v.prompt_acceptance_sd)
             req.acceptance = AcceptanceState(self.drafter, req.domain, self.k_max, shift, req.temperature,
                                              self.cfg.spec_topk if self.cfg.spec_algorithm != "NGRAM" else 1,
-                                             breadth=self.breadth, dummy=self.cfg.spec_dummy_draft)
+                                             breadth=self.breadth, dummy=self.cfg.spec_dummy_draft,
+                                             kv=self.dep.kv_precision, kv_dtype=self.cfg.args["kv_cache_dtype"])
         req.arrival_s = now_s
         # the scheduler's clip (handle_generate_request, then the allocator's max_new_tokens_for_memory): no request
         # may outgrow the context or the KV pool, so a pool smaller than the context ends long answers at

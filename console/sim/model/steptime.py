@@ -12,10 +12,14 @@ num_draft_tokens with a drafter), contexts L_r, T = B * n tokens in the step, on
                  read = expert_mb / (TP * hbm_bandwidth)       its INT4 weights, read once if k >= 1
                  pair = 2 * expert_params / (TP * moe_gemm_tflops)   grouped GEMM + dispatch per token-expert pair
     kv         = sum_r L_r * kv_bytes_per_token / hbm_bandwidth          MLA latent KV read (replicated per rank)
-    attention  = sum_r n * L_r * 2 * heads * (2 * kv_lora + rope) * layers / (TP * attn_tflops)   per query token
+    attention  = sum_r n * L_r * 2 * heads * (2 * kv_lora + rope) * layers / (TP * attn_tflops * speedup)  per query
+                 token; speedup = the KV dtype's `attention_speedup` (fp8: q and the latent are cast to e4m3 and
+                 the kernel runs fp8 x fp8, [kv_precision.dtypes])
     sampling   = T * sample_per_token                          logits, sampling, tree/chain verify per token
     drafter    = spec_fixed + EAGLE: steps * (draft_step + draft_step_per_req * (B * topk - 1))
-                            | DFlash: block_pass + block_pass_per_token * block + block_pass_per_req * (B - 1)
+                            | DFlash: block_pass + block_pass_per_row * B * block   (the draft forward over
+                              every block row, its full-vocabulary head, the replicated context projection and
+                              K/V writes of all B x block verified rows, sampling over them: all per row)
                             | NGRAM: lookup + lookup_per_req * (B - 1)
                  (+ the drafter's own KV read)
 
@@ -114,7 +118,8 @@ class StepTimeModel:
         self.route_frac = m.experts_per_token / m.num_experts
         self.kv_bytes = m.kv_elems_per_token * m.num_layers * KV_DTYPES[cfg.args["kv_cache_dtype"]][1]
         attn_flop = 2.0 * m.num_attention_heads * (2 * m.kv_lora_rank + m.qk_rope_head_dim) * m.num_layers
-        self.attn_ms_per_query_ctx = attn_flop / (tp * n.attn_tflops * 1e12) * 1e3
+        speedup = dep.kv_precision.dtype(cfg.args["kv_cache_dtype"]).attention_speedup
+        self.attn_ms_per_query_ctx = attn_flop / (tp * n.attn_tflops * speedup * 1e12) * 1e3
         self.drafter: DrafterSpec | None = dep.drafter_for(cfg.spec_algorithm)
         draft_dtype = cfg.args.get("speculative_draft_kv_cache_dtype") or cfg.args["kv_cache_dtype"]
         self.draft_kv_bytes = (self.drafter.kv_elems_per_token * self.drafter.kv_layers
@@ -174,8 +179,7 @@ class StepTimeModel:
             return fixed + steps * per_step
         if d.family == "dflash":
             block = self.cfg.spec_draft_tokens
-            return (fixed + d.block_pass_ms + d.block_pass_per_token_ms * block + d.block_pass_per_req_ms * extra
-                    + kv_read)
+            return fixed + d.block_pass_ms + d.block_pass_per_row_ms * batch * block + kv_read
         return fixed + d.lookup_ms + d.lookup_per_req_ms * extra
 
     # --------------------------------------------------------------------------------------------------- steps
