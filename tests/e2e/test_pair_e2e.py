@@ -107,3 +107,7 @@ def test_until_ci_adds_rounds_and_a_second_pair_reads_the_first_in_its_record(tm
     # bad sequential settings: one line naming the flag, the documented exit code, no traceback
     bad = subprocess.run(base + ["--until-ci", "0"], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--until-ci" in bad.stderr and "Traceback" not in bad.stderr
+    for extra, flag in ((["--until-mde", "0"], "--until-mde"), (["--until-ci", "3", "--until-mde", "5"], "one stopping")):
+        bad = subprocess.run(base + extra, cwd=REPO, capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 2 and flag in bad.stderr and "Traceback" not in bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1

@@ -51,3 +51,22 @@ def test_more_launches_narrow_the_interval():
     w = [s.pair(o).stats(record=rec, seed=1).effect.half_width_pct for o in ("ABA", "ABABA", "ABABABA")]
     print(f"\nhalf-widths ABA / ABABA / ABABABA: {', '.join(f'±{x:.2f}%' for x in w)}")
     assert w[0] > w[1] > w[2]
+
+
+def test_until_mde_five_sees_a_true_five_percent_that_aba_misses():
+    """The sequential MDE rule (`pair --until-mde 5`): A B A at n = 16 resolves a true +5% only now and then; adding
+    B A rounds until the pair's MDE is ≤ 5% resolves it in most pairs, and self-pairs stay quiet (seeded)."""
+    from tests.sim.twin_pairs import sequential
+    rec = [x for x in _record("eagle3-d6", RECORD) if x is not None]
+    aba = seq = fp = 0
+    rounds = []
+    for r in range(300, 310):
+        s = TwinSession("eagle3-d6", r, b_speed=1.05, **CELL)
+        aba += s.pair("ABA").stats(record=rec, seed=r).effect.resolved
+        ps, k = sequential(s, 5.0, rec, seed=r, quantity="mde")
+        seq += ps.effect.resolved and ps.effect.point_pct > 0
+        rounds.append(k)
+        ps0, _ = sequential(TwinSession("eagle3-d6", r), 5.0, rec, seed=r, quantity="mde")
+        fp += ps0.effect.resolved
+    print(f"\ntrue +5%: ABA resolved {aba}/10, --until-mde 5 {seq}/10 (rounds {rounds}); self-pairs flagged {fp}/10")
+    assert seq >= 7 and seq > aba + 3 and fp <= 1

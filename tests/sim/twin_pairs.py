@@ -103,13 +103,14 @@ def twin_pair(arm: str, repeat: int, order: str = "ABA", **kw) -> TwinPair:
 
 
 def sequential(session: TwinSession, target_pct: float, record, *, max_rounds: int = 4, seed: int = 0,
-               base: str = "ABA") -> tuple[pairs.PairStats, int]:
-    """The console's sequential rule (core/run/pair.py): from `base`, add B A rounds while the CI's half-width is
-    above `target_pct`, at most `max_rounds`. Returns the final statistics and the rounds added."""
+               base: str = "ABA", quantity: str = "ci") -> tuple[pairs.PairStats, int]:
+    """The console's sequential rule (core/run/pair.py): from `base`, add B A rounds while the CI's half-width
+    (`quantity` "ci") or the MDE ("mde") is above `target_pct`, at most `max_rounds`. Returns the final
+    statistics and the rounds added."""
     order, rounds = base, 0
     while True:
         ps = session.pair(order).stats(record=record, seed=seed)
-        hw = ps.effect.half_width_pct
+        hw = ps.effect.half_width_pct if quantity == "ci" else ps.effect.mde_pct
         if (hw is not None and hw <= target_pct) or rounds >= max_rounds:
             return ps, rounds
         order += "BA"

@@ -137,3 +137,15 @@ def test_verdict_forms_match_the_published_pattern_and_name_the_baseline():
     for v in (pairs.verdict(iv, "d7"), pairs.verdict(pairs.Interval(2.0, -4.1, 7.7)),
               pairs.verdict(pairs.Interval(None, None, None))):
         assert re.fullmatch(pairs.VERDICT_RE, v), v
+
+
+def test_the_sequential_note_names_its_rule():
+    """interval_notes says which width the sequential rounds stopped on: the CI's half-width or the MDE."""
+    ps = pairs.pair_stats([rows([500, 505, 510, 498])], [rows([530, 526, 540, 528])], seed=1)
+    ci = pairs.interval_notes(ps, {"target_half_width_pct": 3.0, "stopped": "round cap", "rounds_added": 1,
+                                   "half_widths_pct": [4.2, 3.5]})[-1]
+    assert ci == "sequential to ±3%: round cap after 1 added B A round(s) (half-widths ±4.2%, ±3.5%)"
+    mde = pairs.interval_notes(ps, {"target_mde_pct": 5.0, "stopped": "target reached", "rounds_added": 2,
+                                    "half_widths_pct": [4.2, 3.5, 3.0], "mdes_pct": [7.1, 5.6, 4.8]})[-1]
+    assert mde == ("sequential to an MDE of 5%: target reached after 2 added B A round(s) (MDEs 7.1%, 5.6%, "
+                   "4.8%)")

@@ -392,6 +392,11 @@ def interval_notes(ps: PairStats, sequential: dict | None = None) -> list[str]:
         out.append(f"95% CI: {how} only (recorded before pairs held a launch part: schema 1)")
     if sequential:
         hw = ", ".join("—" if w is None else f"±{w:.1f}%" for w in sequential.get("half_widths_pct", []))
-        out.append(f"sequential to ±{sequential['target_half_width_pct']:g}%: {sequential.get('stopped', '?')} after "
-                   f"{sequential.get('rounds_added', 0)} added B A round(s) (half-widths {hw})")
+        if "target_mde_pct" in sequential:
+            mdes = ", ".join("—" if w is None else f"{w:.1f}%" for w in sequential.get("mdes_pct", []))
+            goal, seen = f"an MDE of {sequential['target_mde_pct']:g}%", f"MDEs {mdes}"
+        else:
+            goal, seen = f"±{sequential['target_half_width_pct']:g}%", f"half-widths {hw}"
+        out.append(f"sequential to {goal}: {sequential.get('stopped', '?')} after "
+                   f"{sequential.get('rounds_added', 0)} added B A round(s) ({seen})")
     return out

@@ -8,11 +8,14 @@ first A leg is written down, so the measurement can be compared with what was pr
 Interleaved mode (same launch flags, different prompts or sampling): one server, requests alternate
 A, B, A, B … after one warm-up and one cache flush, so time affects both arms alike.
 
-Sequential mode (`until_ci_pct`, relaunch pairs): after the order's legs, rounds of B A legs are added while the
-effect's 95% CI is wider than ± the target, up to `max_rounds` rounds and `max_minutes`. The rule stops on the
-interval's width, never on its verdict: the width depends on the spread of the requests and of the launches, not
-on where the effect lands, so looking after every round does not inflate the false-positive rate (measured on the
-twin: tests/bench/test_pair_calibration.py)."""
+Sequential mode (`until_ci_pct` or `until_mde_pct`, relaunch pairs): after the order's legs, rounds of B A legs
+are added while the effect's 95% CI is wider than ± the target (or its MDE, the smallest change the pair resolves in
+80% of repeats, is above the target), up to `max_rounds` rounds and `max_minutes`. The rule stops on the interval's
+width, never on its verdict: the width depends on the spread of the requests and of the launches, not on where the
+effect lands, so looking after every round does not inflate the false-positive rate (measured on the twin:
+tests/bench/test_pair_calibration.py). `--until-mde 5` is the operator's question "can this pair see a 5%
+change?" asked of the pair itself: A B A at n = 16 cannot (its MDE is 6-8% on the reference cell), so it adds
+rounds until it can."""
 
 from __future__ import annotations
 
@@ -45,6 +48,8 @@ class PairSpec:
     """None: interleave exactly when both arms compile to the same launch flags."""
     until_ci_pct: float | None = None
     """Sequential mode: add B A rounds until the CI's half-width is ≤ this many % (None: the order's legs only)."""
+    until_mde_pct: float | None = None
+    """Sequential mode: add B A rounds until the pair's MDE is ≤ this many % (exclusive with `until_ci_pct`)."""
     max_rounds: int = 4
     """Sequential mode: at most this many added rounds (two legs each)."""
     max_minutes: float | None = None
@@ -56,14 +61,26 @@ class PairSpec:
     def interleaved(self) -> bool:
         return (not self.needs_relaunch()) if self.interleave is None else self.interleave
 
+    def sequential_target(self) -> tuple[str, float] | None:
+        """("ci", half-width %) or ("mde", %) of the sequential mode; None when it is off."""
+        if self.until_ci_pct is not None:
+            return "ci", self.until_ci_pct
+        if self.until_mde_pct is not None:
+            return "mde", self.until_mde_pct
+        return None
+
     def validate(self) -> None:
         """One line naming the field when the sequential settings cannot run."""
-        if self.until_ci_pct is not None:
-            if not (0.0 < self.until_ci_pct < 100.0):
-                raise ValueError(f"--until-ci {self.until_ci_pct}: a half-width in % between 0 and 100, e.g. 3")
+        if self.until_ci_pct is not None and self.until_mde_pct is not None:
+            raise ValueError("--until-ci and --until-mde: give one stopping rule, not both")
+        target = self.sequential_target()
+        if target is not None:
+            flag = f"--until-{target[0]}"
+            if not (0.0 < target[1] < 100.0):
+                raise ValueError(f"{flag} {target[1]}: a width in % between 0 and 100, e.g. 3")
             if self.interleaved():
-                raise ValueError("--until-ci adds relaunched B A rounds: an interleaved pair (one server for both "
-                                 "arms) has no launch part to narrow; raise --n instead")
+                raise ValueError(f"{flag} adds relaunched B A rounds: an interleaved pair (one server for both "
+                                 f"arms) has no launch part to narrow; raise --n instead")
             if self.max_rounds < 1:
                 raise ValueError(f"--max-rounds {self.max_rounds}: at least 1")
             if self.max_minutes is not None and self.max_minutes <= 0:
@@ -95,13 +112,18 @@ async def run_pair(rt: Runtime, spec: PairSpec, say: Callable[[str], None] = lam
     t0 = time.monotonic()
     legs, fc = await _run_legs(rt, spec, say, parse_order(spec.order))
     seq: dict[str, Any] | None = None
-    if spec.until_ci_pct is not None:
+    target = spec.sequential_target()
+    if target is not None:
+        kind, goal = target
         widths: list[float | None] = []
+        mdes: list[float | None] = []
         rounds, stopped = 0, ""
         while True:
-            hw = _half_width(rt.session.dir, spec, legs, fc)
+            hw, mde = _widths(rt.session.dir, spec, legs, fc)
             widths.append(hw)
-            if hw is not None and hw <= spec.until_ci_pct:
+            mdes.append(mde)
+            now = hw if kind == "ci" else mde
+            if now is not None and now <= goal:
                 stopped = "target reached"
             elif rounds >= spec.max_rounds:
                 stopped = "round cap"
@@ -109,23 +131,25 @@ async def run_pair(rt: Runtime, spec: PairSpec, say: Callable[[str], None] = lam
                 stopped = "time cap"
             if stopped:
                 break
-            say(f"CI ±{hw:.1f}% > ±{spec.until_ci_pct:g}%: round {rounds + 1} (B A)" if hw is not None
-                else f"no CI yet: round {rounds + 1} (B A)")
+            what = f"CI ±{now:.1f}% > ±{goal:g}%" if kind == "ci" else f"MDE {now:.1f}% > {goal:g}%"
+            say(f"{what}: round {rounds + 1} (B A)" if now is not None else f"no CI yet: round {rounds + 1} (B A)")
             more, _ = await _run_legs(rt, spec, say, ["B", "A"], before=legs)
             legs += more
             rounds += 1
         say(f"sequential: {stopped} after {rounds} added round(s)")
-        seq = {"target_half_width_pct": spec.until_ci_pct, "max_rounds": spec.max_rounds,
-               "max_minutes": spec.max_minutes, "rounds_added": rounds, "half_widths_pct": widths,
-               "stopped": stopped}
+        seq = {"max_rounds": spec.max_rounds, "max_minutes": spec.max_minutes, "rounds_added": rounds,
+               "half_widths_pct": widths, "mdes_pct": mdes, "stopped": stopped,
+               ("target_half_width_pct" if kind == "ci" else "target_mde_pct"): goal}
     return _finish(rt.session.dir, spec, legs, fc, sequential=seq)
 
 
-def _half_width(session_dir: Path, spec: PairSpec, legs: list[Leg], fc: dict | None) -> float | None:
-    """The effect CI's half-width (%) of the legs so far, computed exactly as the pair document will be."""
+def _widths(session_dir: Path, spec: PairSpec, legs: list[Leg], fc: dict | None
+            ) -> tuple[float | None, float | None]:
+    """The effect CI's half-width and the MDE (%) of the legs so far, computed exactly as the pair document will be."""
     from console.core.sessions.pairs import compute
     doc = {"spec": _spec_doc(session_dir, spec, legs), "legs": [asdict(leg) for leg in legs], "forecast": fc}
-    return compute(doc, session_dir)[0].effect.half_width_pct
+    effect = compute(doc, session_dir)[0].effect
+    return effect.half_width_pct, effect.mde_pct
 
 
 async def _run_legs(rt: Runtime, spec: PairSpec, say, order: list[str], before: Sequence[Leg] = ()

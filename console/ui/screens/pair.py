@@ -122,6 +122,9 @@ class PairScreen(Screen[None]):
                              id="order", compact=True)
                 yield Label("until CI ±%")
                 yield Input("", placeholder="off (e.g. 3: add B A rounds, at most 4)", id="until_ci", compact=True)
+                yield Label("until MDE %")
+                yield Input("", placeholder="off (e.g. 5: add B A rounds until a 5% change is seen)", id="until_mde",
+                            compact=True)
             yield Static("", id="error")
             with Horizontal(id="buttons"):
                 yield Button("record pair", variant="primary", id="go", compact=True)
@@ -173,13 +176,15 @@ class PairScreen(Screen[None]):
                              temperature=self.protocol.temperature, concurrency=self.protocol.concurrency,
                              warmup=self.protocol.warmup)
         proto.validate()
-        raw = self.query_one("#until_ci", Input).value.strip()
-        try:
-            until = float(raw) if raw else None
-        except ValueError:
-            raise ValueError(f"until CI ±%: a number of % (e.g. 3) or empty for off, got {raw!r}") from None
+        until = {}
+        for name, label, eg in (("until_ci", "until CI ±%", 3), ("until_mde", "until MDE %", 5)):
+            raw = self.query_one(f"#{name}", Input).value.strip()
+            try:
+                until[name] = float(raw) if raw else None
+            except ValueError:
+                raise ValueError(f"{label}: a number of % (e.g. {eg}) or empty for off, got {raw!r}") from None
         spec = PairSpec(a=self.a, b=b, protocol=proto, order=str(self.query_one("#order", Select).value),
-                        until_ci_pct=until)
+                        until_ci_pct=until["until_ci"], until_mde_pct=until["until_mde"])
         spec.validate()
         return spec
 
