@@ -59,6 +59,11 @@ def main(argv: list[str] | None = None, prog: str = DEFAULT_PROG) -> int:
             sys.stderr.write(f"{prog}: error: argument --sim-fault: invalid spec {spec!r}: phase=draft needs a "
                              "launch with a draft model\n")
             return 2
+    collapse = next((f.spec for f in sim.faults if f.kind == "acceptance-collapse"), None)
+    if collapse is not None and not cfg.is_spec:
+        sys.stderr.write(f"{prog}: error: argument --sim-fault: invalid spec {collapse!r}: acceptance-collapse needs "
+                         "a speculative launch (--speculative-algorithm)\n")
+        return 2
     log = SimLog(cfg.tp_size)
     server_args_line = lambda: f"server_args={cfg.redacted_args()!r}"  # noqa: E731
     try:

@@ -7,6 +7,8 @@ import asyncio
 import json
 import math
 import re
+import subprocess
+import sys
 import time
 
 import httpx
@@ -93,6 +95,9 @@ def test_specs_parse_to_canonical_params():
     assert parse_fault("slow-start:factor=2.5").to_json() == {"spec": "slow-start:factor=2.5", "kind": "slow-start",
                                                              "factor": 2.5}
     assert parse_fault("stall:after_tokens=1,seconds=inf").to_json()["seconds"] is None  # JSON has no inf
+    assert parse_fault("acceptance-collapse:after_requests=20").params == (("after_requests", 20), ("factor", 0.0))
+    assert parse_fault("acceptance-collapse:after_requests=0,factor=0.5").params == (
+        ("after_requests", 0), ("factor", 0.5))
 
 
 @pytest.mark.parametrize("spec, reason", [
@@ -110,6 +115,8 @@ def test_specs_parse_to_canonical_params():
     ("http500:rate=nan", "rate must be finite"),
     ("slow-start:factor", "expected key=value"),
     ("flush-busy:count=2,count=3", "key 'count' given twice"),
+    ("acceptance-collapse", "acceptance-collapse needs after_requests="),
+    ("acceptance-collapse:after_requests=3,factor=1.5", "factor must be in [0, 1]"),
 ])
 def test_bad_spec_reasons(spec, reason):
     with pytest.raises(FaultSpecError, match="^" + re.escape(reason)):
@@ -475,3 +482,26 @@ def test_a_tree_narrower_than_its_path_kills_the_scheduler_at_the_first_verify(t
     assert line is not None and line.startswith(
         "RuntimeError: The expanded size of the tensor (2) must match the existing size (4) at non-singleton "
         "dimension 1.  Target sizes: [1, 2].  Tensor sizes: [4]"), line
+
+
+
+def test_acceptance_collapse_rejects_every_draft_after_n_requests_at_the_same_step_cost():
+    """The fault a drafter's silent collapse is measured with: requests before N keep their acceptance, every later
+    one reads tau 1 (factor 0) or a proportionally worse drafter (factor 0.5); the step cost is unchanged."""
+    from console.sim.model.calibrate import build_engine, eagle3, run_cell
+    base = run_cell(eagle3(6), "tool", prompt_tokens=1000, max_tokens=256, n=8, warmup=False)
+    for factor, check in ((0.0, lambda t: t == 1.0), (0.5, lambda t: 1.0 < t < 2.0)):
+        e = build_engine(eagle3(6) + ["--sim-fault", f"acceptance-collapse:after_requests=3,factor={factor}"])
+        r = run_cell(eagle3(6), "tool", prompt_tokens=1000, max_tokens=256, n=8, engine=e)
+        assert r.tau[:3] == base.tau[:3]
+        assert all(check(t) for t in r.tau[3:]), r.tau
+        assert r.step_ms[5] == pytest.approx(base.step_ms[5], rel=0.05)
+
+
+def test_acceptance_collapse_on_a_plain_launch_is_one_line_and_exit_2():
+    p = subprocess.run([sys.executable, "-m", "console.sim", "--model-path", "moonshotai/Kimi-K2.6", "--tp", "4",
+                        "--sim-fault", "acceptance-collapse:after_requests=3", "--port", "1"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stderr.strip().endswith("acceptance-collapse needs a speculative launch "
+                                                           "(--speculative-algorithm)")
+    assert len(p.stderr.strip().splitlines()) == 1

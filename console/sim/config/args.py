@@ -259,6 +259,8 @@ def build_sim_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
                         "'slow-start:factor=F' - every startup phase takes F times longer. "
                         "'flush-busy[:count=N]' - /flush_cache answers the busy 400 even when idle (the first N "
                         "times, or always). "
+                        "'acceptance-collapse:after_requests=N[,factor=F]' - after N generation requests, "
+                        "every draft conditional acceptance is F times what it was (default 0: tau 1). "
                         "Stream faults hit streaming chat and /generate requests (with every=K only each K-th one "
                         "since ready). GET /sim/info lists the active faults. Details: "
                         "console/sim/config/faultspec.py.")

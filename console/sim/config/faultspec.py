@@ -37,6 +37,15 @@ a command-line error, exit status 2, one line naming it):
                                         content-type) even when idle, the first N times (default: always); with
                                         ?timeout=S it waits S seconds and answers `Timed out waiting for idle state.`
 
+  acceptance-collapse:after_requests=N[,factor=F]
+                                        speculation silently stops paying mid-run: after N generation requests
+                                        since the server got ready (a client's warm-up counts; the launcher's own
+                                        does not), every draft position's conditional acceptance
+                                        is F times what it was (default 0: every draft rejected, tau 1, as random
+                                        draft weights; 0.5: a drafter half as good) at the unchanged step cost,
+                                        as a draft checkpoint swapped under a running server would. Needs a
+                                        speculative launch; the server's figures (meta_info, /metrics) say so.
+
 The stream faults (stall, malformed-chunk, truncate) apply to streaming chat and /generate requests; with every=K
 only to the K-th, 2K-th, ... streaming request since the server got ready (default every=1: all). "Once N tokens
 were sent" means before the first event after events carrying N completion tokens (N=0: before the first event).
@@ -96,6 +105,7 @@ _KEYS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     "http500": (("rate",), {}),
     "slow-start": (("factor",), {}),
     "flush-busy": ((), {"count": "always"}),
+    "acceptance-collapse": (("after_requests",), {"factor": "0"}),
 }
 
 
@@ -162,6 +172,9 @@ def parse_fault(text: str) -> FaultSpec:
         p["factor"] = _float("factor", vals["factor"], 0.0)
     elif kind == "flush-busy":
         p["count"] = None if vals["count"] == "always" else _int("count", vals["count"], 1)
+    elif kind == "acceptance-collapse":
+        p["after_requests"] = _int("after_requests", vals["after_requests"], 0)
+        p["factor"] = _float("factor", vals["factor"], 0.0, 1.0, lo_open=False)
     return FaultSpec(spec=text, kind=kind, params=tuple(p.items()))
 
 

@@ -128,6 +128,8 @@ class AcceptanceState:
     dummy: bool = False
     kv: KvPrecisionSpec | None = None
     kv_dtype: str = "auto"
+    collapse: float | None = None
+    """The acceptance-collapse fault: every conditional × this factor (None: off)."""
     _context_at: float = -1e9
     conds: list[float] | None = None
 
@@ -137,5 +139,7 @@ class AcceptanceState:
             self.conds = conditionals(self.drafter, self.domain, context, self.k_max, shift=self.shift,
                                       temperature=self.temperature, topk=self.topk, breadth=self.breadth,
                                       dummy=self.dummy, kv=self.kv, kv_dtype=self.kv_dtype)
+            if self.collapse is not None:
+                self.conds = [c * self.collapse for c in self.conds]
             self._context_at = context
         return self.conds

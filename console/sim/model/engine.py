@@ -307,6 +307,10 @@ class Engine:
         self.running: list[SimRequest] = []
         self.chunked: SimRequest | None = None
         self.request_counter = 0
+        fault = next((f for f in cfg.sim.faults if f.kind == "acceptance-collapse"), None)
+        #: the acceptance-collapse fault: (from this generation request on, conditionals × factor)
+        self.collapse_fault: tuple[int, float] | None = (
+            (fault.get("after_requests"), fault.get("factor")) if fault is not None else None)
         self.forward_ct = 0
         self.decode_ct = 0
         self.stats = SchedulerStats()
@@ -354,6 +358,9 @@ class Engine:
                                              self.cfg.spec_topk if self.cfg.spec_algorithm != "NGRAM" else 1,
                                              breadth=self.breadth, dummy=self.cfg.spec_dummy_draft,
                                              kv=self.dep.kv_precision, kv_dtype=self.cfg.args["kv_cache_dtype"])
+            collapse = self.collapse_fault
+            if collapse is not None and req.log_metrics and req.index >= collapse[0]:
+                req.acceptance.collapse = collapse[1]
         req.arrival_s = now_s
         # the scheduler's clip (handle_generate_request, then the allocator's max_new_tokens_for_memory): no request
         # may outgrow the context or the KV pool, so a pool smaller than the context ends long answers at
