@@ -196,6 +196,11 @@ class ConsoleApp(App[int]):
             self.notify(ev.text, title="engine died", severity="error", timeout=30)
         elif isinstance(ev, E.PairStatus):
             self.pair_state.lines.append(ev.text)
+        elif isinstance(ev, E.AlarmChanged):
+            if ev.event == "raised":
+                self.notify(f"{ev.alarm.saw} — {ev.alarm.causes}", title=f"acceptance alarm: {ev.alarm.kind}",
+                            severity="error", timeout=20)
+            self.refresh_bindings()  # '!' joins or leaves the footer
         elif ev.HIGH_RATE:
             return  # the 4 Hz tick shows them (docs/architecture.md: coalesce, never per event)
         elif isinstance(ev, E.CellFinished):

@@ -37,9 +37,29 @@ def distribution(values: Sequence[float], width: int, unit: str = "tok/s") -> Te
     return t
 
 
-def status_line(state: RuntimeState, now_monotonic: float) -> Text:
-    """engine · arm · phase · up-time of the arm · session (one line under the panels)."""
+def unacked_alarms(state: RuntimeState) -> list:
+    """The session's active alarms nobody acknowledged yet (core/measure/health.Alarm), oldest first."""
+    return [a for a in state.alarms if a.active and not a.acked]
+
+
+def alarm_text(a, short: bool = False) -> Text:
+    """One alarm as the status line and the panels show it."""
     t = Text()
+    t.append(f" ALARM {a.kind} ", style="bold white on red")
+    t.append(f" {a.key}: " if not short else " ", style="bold red")
+    t.append(a.saw if not short else a.saw.split(":")[0].split(" over ")[0], style="red")
+    return t
+
+
+def status_line(state: RuntimeState, now_monotonic: float) -> Text:
+    """[alarm ·] engine · arm · phase · up-time of the arm · session (one line under the panels); an unacknowledged
+    acceptance alarm comes first, so it shows at any width."""
+    t = Text()
+    alarms = unacked_alarms(state)
+    if alarms:
+        t.append_text(alarm_text(alarms[-1], short=True))
+        more = f" (+{len(alarms) - 1})" if len(alarms) > 1 else ""
+        t.append(f"{more} · ! acknowledges · ", style="red")
     srv = state.server
     t.append(f"sglang {srv.version}" if srv and srv.version else "engine —", style="bold")
     t.append(f" · {state.profile_name or '—'}")
@@ -247,7 +267,18 @@ def levels(values: Sequence[float]) -> str:
 
 
 def acceptance_panel(state: RuntimeState, width: int = 24, compact: bool = False) -> RenderableType:
-    """`width`: the panel's inner width less 16 (the bar of a single-column table)."""
+    """`width`: the panel's inner width less 16 (the bar of a single-column table). Unacknowledged acceptance
+    alarms head it (the newest one's likely causes under them)."""
+    body = _acceptance_body(state, width, compact)
+    alarms = unacked_alarms(state)
+    if not alarms:
+        return body
+    if compact:
+        return Group(alarm_text(alarms[-1], short=True), body)
+    return Group(*(alarm_text(a) for a in alarms), Text(alarms[-1].causes, style="red"), body)
+
+
+def _acceptance_body(state: RuntimeState, width: int, compact: bool) -> RenderableType:
     live = state.live
     s = state.server
     if s is not None and not s.arm.speculative:

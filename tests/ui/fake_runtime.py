@@ -131,6 +131,14 @@ class FakeRuntime:
     def emit(self, ev: Event) -> None:
         self.observer(ev)
 
+    def acknowledge_alarms(self, alarm_id: str | None = None) -> int:
+        n = 0
+        for a in self.state.alarms:
+            if a.active and not a.acked and (alarm_id is None or a.id == alarm_id):
+                a.acked = True
+                n += 1
+        return n
+
     async def start(self) -> None:
         self.observer(E.Ready(self.state.server, 8.4))
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from console.core.launch.process import EngineProcess
     from console.core.launch.profile import Profile
     from console.core.run.events import Event
+    from console.core.run.health import SessionHealth
     from console.core.run.monitor import LiveMonitor
     from console.core.run.state import RuntimeState
     from console.core.sessions.store import Session
@@ -48,8 +49,11 @@ class Cells:
     _stop_cell: bool
     _pending_forecast: tuple[int, str, Any] | None
 
+    health: SessionHealth
+
     if TYPE_CHECKING:  # Runtime's own methods and Telemetry's
         def _emit(self, ev: Event) -> None: ...
+        def _alarms(self, changed: list[tuple[str, Any]]) -> None: ...
         def _engines_alive(self) -> bool: ...
         def _report_death(self) -> None: ...
         def request_steps(self, rec: Any) -> list[int]: ...
@@ -77,6 +81,7 @@ class Cells:
             "arm": info.arm.to_json() if info is not None else None,
             "kv_capacity_tokens": info.max_total_num_tokens if info else None,
             "kv_cache_dtype": info.kv_cache_dtype if info else None,
+            "domains": {p.id: p.domain for p in pset.prompts},
             "prompt_set": {"name": pset.name, "sha256": pset.sha256, "count": len(pset), "window": pset.window,
                            "window_gated": self.profile.input_window if self.profile is not None else True},
             "protocol": asdict(proto),
@@ -128,6 +133,9 @@ class Cells:
 
         runtime = self
         adaptive = info is not None and info.arm.adaptive
+        is_anchor = label == "anchor"
+        self.health.cell_started(pset, asdict(proto), model=info.model_path if info else None,
+                                 node_key=self.profile.node_key() if self.profile is not None else None)
 
         class Obs:
             def cell_event(self, kind: str, **data: Any) -> None:
@@ -144,6 +152,7 @@ class Cells:
                     prog.done = data["done"]
                     runtime.monitor.record_finished(rec)
                     runtime._emit(RequestFinished(rec, data["done"], data["total"]))
+                    runtime._alarms(runtime.health.request(rec, anchor=is_anchor))
                 elif kind == "started":
                     runtime._emit(CellStarted(prog.label, proto.n, str(writer.dir)))
 
@@ -227,6 +236,7 @@ class Cells:
             p = replace(p, prompt_set=self.profile.anchor_prompts or p.prompt_set,
                         n=self.profile.anchor_n or p.n, max_tokens=self.profile.anchor_max_tokens or p.max_tokens)
         res = await self.run_cell(p, label="anchor")
+        self._alarms(self.health.anchor_done([r for r in res.rows if not r.warmup]))
         if self.state.arms:
             arm = self.state.arms[-1]
             arm.anchor_median_tok_s = res.summary.median_tok_s

@@ -121,6 +121,20 @@ class PairStatus(Event):
 
 
 @dataclass(frozen=True)
+class AlarmChanged(Event):
+    """An acceptance alarm was raised, cleared or acknowledged (core/measure/health.py; the session's alarms.jsonl
+    has the same line)."""
+
+    event: str  #: "raised" | "cleared" | "acknowledged"
+    alarm: Any  #: a console.core.measure.health.Alarm
+    kind: ClassVar[str] = "alarm"
+
+    @property
+    def text(self) -> str:
+        return f"alarm {self.event}: {self.alarm.line()}"
+
+
+@dataclass(frozen=True)
 class Stopped(Event):
     kind: ClassVar[str] = "stopped"
 

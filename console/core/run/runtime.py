@@ -30,6 +30,7 @@ from console.core.launch.profile import Profile, profile_from_server_info, profi
 from console.core.redaction import redact_argv
 from console.core.run.cells import Cells
 from console.core.run.events import (
+    AlarmChanged,
     Attached,
     Died,
     Event,
@@ -40,6 +41,7 @@ from console.core.run.events import (
     Startup,
     Stopped,
 )
+from console.core.run.health import SessionHealth
 from console.core.run.monitor import LiveMonitor
 from console.core.run.state import ArmRecord, RuntimeState
 from console.core.run.telemetry import Telemetry
@@ -97,6 +99,7 @@ class Runtime(Telemetry, Cells):
         self._cell_task: asyncio.Task | None = None
         self._stop_cell = False
         self._pending_forecast: tuple[int, str, Any] | None = None
+        self.health = SessionHealth(None, self.sessions_root)
 
     # --- events ------------------------------------------------------------------------------
 
@@ -110,6 +113,20 @@ class Runtime(Telemetry, Cells):
         except Exception:  # an observer must never break the runtime
             pass
 
+    def _alarms(self, changed: list[tuple[str, Any]]) -> None:
+        """Publish what the session's health raised, cleared or acknowledged (it is already on disk)."""
+        if not changed:
+            return
+        self.state.alarms = self.health.alarms()
+        for event, alarm in changed:
+            self._emit(AlarmChanged(event, alarm))
+
+    def acknowledge_alarms(self, alarm_id: str | None = None) -> int:
+        """Acknowledge one active alarm (by id) or every one; returns how many."""
+        changed = self.health.acknowledge(alarm_id)
+        self._alarms(changed)
+        return len(changed)
+
     # --- start / attach ----------------------------------------------------------------------
 
     async def start(self) -> None:
@@ -122,6 +139,7 @@ class Runtime(Telemetry, Cells):
         else:
             self.session = Session.create(self.sessions_root, slug, node_fingerprint(gpu))
         self.state.session_dir = str(self.session.dir)
+        self.health.session_dir = self.session.dir
         try:
             if self.profile is not None:
                 await self._launch()
@@ -160,6 +178,8 @@ class Runtime(Telemetry, Cells):
         self.state.phase = "attached"
         self.state.ready_at = time.monotonic()
         self._emit(Attached(info))
+        self._alarms(self.health.arm_ready(info.arm.label(), self.state.profile_name, info.arm.algorithm, None,
+                                           self.state.sim_time_scale))
         self._start_telemetry()
 
     async def _launch(self) -> None:
@@ -242,6 +262,8 @@ class Runtime(Telemetry, Cells):
                                          kv_capacity_tokens=info.max_total_num_tokens,
                                          kv_cache_dtype=info.kv_cache_dtype, startup_s=self.state.startup_elapsed_s))
         self._emit(Ready(info, self.state.startup_elapsed_s))
+        self._alarms(self.health.arm_ready(str(prof.launch_key()), f"{prof.name} ({info.arm.label()})",
+                                           info.arm.algorithm, prof.arm.algorithm, self.state.sim_time_scale))
         self._start_telemetry()
 
     async def _read_sim_info(self) -> None:

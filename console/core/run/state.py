@@ -111,6 +111,8 @@ class RuntimeState:
     """The twin's --sim-time-scale S (client-timed rates read S× faster); None on a real server."""
     sim_info: dict[str, Any] | None = None
     session_dir: str | None = None
+    alarms: list[Any] = field(default_factory=list)
+    """The session's acceptance alarms (core/measure/health.Alarm), active and past, in the order raised."""
     started_wall: float = field(default_factory=time.time)
     spec_trail: tuple[SpecReading, ...] = ()
     """Active draft steps of an adaptive server, oldest first (replaced, never mutated: safe to read from the UI

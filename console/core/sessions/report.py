@@ -8,6 +8,7 @@ from typing import Any
 
 from console.core.fmt import num as _n
 from console.core.measure import stats
+from console.core.sessions.alarms import cell_alarms
 from console.core.sessions.store import iter_cells, load_rows, read_json
 
 
@@ -21,6 +22,7 @@ def cell_report(cell_dir: Path) -> dict[str, Any]:
     s = stats.summarize(rows, num_draft_tokens=ndt)
     usd = manifest.get("node_usd_per_hour")
     spec_on = bool(algo) and str(algo).upper() != "NONE"
+    alarms = cell_alarms(cell_dir, manifest, rows) if spec_on else []
     return {
         "cell_dir": str(cell_dir),
         "label": manifest.get("label"),
@@ -59,6 +61,8 @@ def cell_report(cell_dir: Path) -> dict[str, Any]:
         "speculative": spec if spec_on else None,
         "errors": [r.error for r in rows if r.error and not r.warmup][:5],
         "rows_path": str(cell_dir / "rows.jsonl"),
+        "alarms": [a.to_json() for a in alarms],
+        "alarm": any(a.active for a in alarms),
     }
 
 
@@ -101,7 +105,7 @@ def bench_json(cell_dir: Path) -> dict[str, Any]:
     keys = ["n", "n_ok", "median_tok_s", "p10_tok_s", "p90_tok_s", "ttft_median_s", "tau", "per_position_acceptance",
             "kv_capacity_tokens", "engine_version", "speculative_algorithm", "rows_path"]
     extra = ["n_included", "n_errors", "excluded", "implied_step_ms", "usd_per_m_tokens", "prompt_set",
-             "prompt_set_sha256", "simulated", "sim_time_scale", "errors"]
+             "prompt_set_sha256", "simulated", "sim_time_scale", "errors", "alarm", "alarms"]
     out = {k: r[k] for k in keys + extra}
     scale = r.get("sim_time_scale")
     if scale and scale != 1:  # every figure above is the modelled node's; the client clock's, named as such

@@ -62,6 +62,7 @@ class CellResult:
     completion_tokens: list[int] = field(default_factory=list)
     ttft_ok: list[float] = field(default_factory=list)  #: TTFT of the rows in tok_s order
     queue_s: list[float] = field(default_factory=list)  #: arrival to first admission
+    finish_s: list[float] = field(default_factory=list)  #: model time each row's request finished (tok_s order)
     max_total_num_tokens: int = 0
     makespan_s: float = 0.0  #: first arrival to last finish
     total_tokens: int = 0
@@ -178,6 +179,7 @@ def run_cell(arm: str | list[str], domain: str, *, prompt_tokens: int = 10_000, 
                 res.first_tokens.append(first.completion_tokens)
                 res.completion_tokens.append(outs[-1].completion_tokens)
                 res.ttft_ok.append(first.model_time_s - r.arrival_s)
+                res.finish_s.append(outs[-1].model_time_s)
             res.ttft_s.append(first.model_time_s - r.arrival_s)
             res.queue_s.append((r.admitted_s or r.arrival_s) - r.arrival_s)
             res.retractions += r.num_retractions

@@ -95,6 +95,11 @@ class Panel(Static):
             screen.forget_panel(f"#{self.id}")
 
 
+def _alarms_key(st: RuntimeState) -> object:
+    """What the alarms shown depend on: each alarm's state and what it saw."""
+    return tuple((a.id, a.saw, a.acked, a.active) for a in st.alarms)
+
+
 def _server_key(s) -> object:
     """What the panels show of /server_info (its object is replaced on every refresh, its content rarely)."""
     if s is None:
@@ -133,6 +138,7 @@ class DashboardScreen(Screen[None]):
         Binding("5", "maximize_panel(\'gpu\')", "GPU", show=False),
         Binding("6", "maximize_panel(\'cell\')", "cell", show=False),
         Binding("escape", "restore", "restore", show=False),
+        Binding("exclamation_mark", "ack_alarms", "ack alarm"),
     ]
 
     def __init__(self) -> None:
@@ -226,7 +232,7 @@ class DashboardScreen(Screen[None]):
                None if c is None else (id(c), c.done, c.status), len(st.cells_done), st.relaunching,
                id(st.startup), st.startup_elapsed_s, len(st.preflight),
                int(now - st.ready_at) // 60 if st.ready_at is not None else None, self.size,
-               self._layout_sig())
+               self._layout_sig(), _alarms_key(st))
         if sig == self._last_sig:
             return  # nothing the dashboard shows has changed since the last tick
         self._ticks += 1
@@ -235,7 +241,7 @@ class DashboardScreen(Screen[None]):
         self._last_sig = sig
         up = int(now - st.ready_at) // 60 if st.ready_at is not None else None
         srv = _server_key(st.server)
-        self._update("#statusbar", (st.phase, st.profile_name, srv, st.session_dir, up),
+        self._update("#statusbar", (st.phase, st.profile_name, srv, st.session_dir, up, _alarms_key(st)),
                      lambda: render.status_line(st, now))
         launching = st.phase in ("idle", "launching") or (st.phase in ("dead", "error") and st.server is None)
         if self._launch_view != launching:
@@ -272,7 +278,7 @@ class DashboardScreen(Screen[None]):
             sparkline(live.rolling_history, spark_w)),
             None if m is None else m.gen_throughput)
         self._update("#throughput", thr_key, lambda: render.throughput_panel(st, spark_width=spark_w, compact=ct))
-        acc_key = (ca, w_acc, srv, None if live is None else (
+        acc_key = (ca, w_acc, srv, _alarms_key(st), None if live is None else (
             live.recent_n, live.recent_tau, live.recent_positions, sparkline(live.tau_history, 24)))
         self._update("#acceptance", acc_key, lambda: render.acceptance_panel(st, width=max(6, w_acc - 16),
                                                                              compact=ca))
@@ -394,7 +400,20 @@ class DashboardScreen(Screen[None]):
             return False
         if action in FOOTER_OPTIONAL and not parameters and self.size.width < NARROW_BELOW:
             return False  # out of the narrow footer; the same key's hidden binding runs the action
+        if action == "ack_alarms":  # in the footer only while an alarm waits for its acknowledgement
+            rt = self.runtime
+            return rt is not None and any(a.active and not a.acked for a in rt.state.alarms)
         return True
+
+    def action_ack_alarms(self) -> None:
+        """Acknowledge every active acceptance alarm: it stays in the session's record and the reports, quiet."""
+        rt = self.runtime
+        if rt is None:
+            return
+        n = rt.acknowledge_alarms()
+        self.notify(f"{n} alarm(s) acknowledged (kept in alarms.jsonl and the report)" if n
+                    else "no alarm to acknowledge")
+        self.app.refresh_bindings()
 
     def _can_run(self) -> bool:
         rt = self.runtime
