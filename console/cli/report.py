@@ -57,8 +57,14 @@ def run(args: argparse.Namespace) -> int:
     reports = session_report(args.dir)
     if not reports:
         raise ValueError(f"{args.dir}: no cells (expected cell-*/rows.jsonl); give a session or cell directory")
+    from console.core.sessions.alarms import alarms_markdown, read_alarms
+    session = args.dir if not (args.dir / "manifest.json").exists() else args.dir.parent
     if args.json:
-        print(json.dumps({"cells": reports}))
+        alarms = [{"arm": arm, **a.to_json()} for arm, a in read_alarms(session)]
+        print(json.dumps({"cells": reports, "alarms": alarms}))
     else:
         print_report(Console(), reports)
+        section = alarms_markdown(session)
+        if section:
+            Console().print("\n".join(section), markup=False, highlight=False)
     return EXIT_OK

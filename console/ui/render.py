@@ -48,6 +48,9 @@ def alarm_text(a, short: bool = False) -> Text:
     t.append(f" ALARM {a.kind} ", style="bold white on red")
     t.append(f" {a.key}: " if not short else " ", style="bold red")
     t.append(a.saw if not short else a.saw.split(":")[0].split(" over ")[0], style="red")
+    if not short:
+        when = f"{a.since_utc[11:19]} UTC, " if a.since_utc else ""
+        t.append(f" (since {when}request {a.since_index + 1})", style="red")
     return t
 
 
@@ -60,6 +63,10 @@ def status_line(state: RuntimeState, now_monotonic: float) -> Text:
         t.append_text(alarm_text(alarms[-1], short=True))
         more = f" (+{len(alarms) - 1})" if len(alarms) > 1 else ""
         t.append(f"{more} · ! acknowledges · ", style="red")
+    quiet = [a for a in state.alarms if a.active and a.acked]
+    if quiet and not alarms:
+        t.append(f"{len(quiet)} acknowledged alarm(s) still holding: {', '.join(sorted({a.kind for a in quiet}))}"
+                 " · ", style="red dim")
     srv = state.server
     t.append(f"sglang {srv.version}" if srv and srv.version else "engine —", style="bold")
     t.append(f" · {state.profile_name or '—'}")

@@ -1,6 +1,8 @@
 """How often the acceptance alarms are wrong and how fast they are right, measured on the twin in virtual time
 (tests/sim/twin_health.py: the traffic mix of short and 10k prompts at 1 and 4 streams, relaunched every 6 cells on
-one node, every request fed to the console's rules as the runtime feeds them).
+one node, each launch anchored, every request fed to the console's rules as the runtime feeds them). A collapse is
+injected mid-launch into a session of an arm measured before (its recorded cells seed each key's baseline, as the
+console does).
 
     pytest -m bench -s tests/bench/test_acceptance_alarms.py      (ALARM_SEEDS=20, ALARM_CELLS=120, ALARM_INJECT=60)
 
@@ -45,7 +47,10 @@ def _inject(task):
         return kind, first
     factor = 0.0 if kind == "collapse to 0" else 0.5
     want = "dummy" if factor == 0 else "drop"
-    r = play("eagle3-d6", 500 + seed, 14, collapse_after_cells=8, factor=factor)
+    # the arm measured before (the console seeds each key's baseline from its recorded cells), then a session in
+    # which the drafter collapses mid-launch
+    before = play("eagle3-d6", 900 + seed, 16)
+    r = play("eagle3-d6", 500 + seed, 14, collapse_after_cells=8, factor=factor, history=before)
     assert r.collapse_at is not None
     first = next(((i - r.collapse_at[0] + 1, t - r.collapse_at[1]) for a, i, t in r.raised if a.kind == want), None)
     return kind, first

@@ -30,7 +30,8 @@ def test_a_drafter_collapsing_mid_run_is_seen_within_20_requests():
     n, s = _delay(dead, "dummy")
     assert n <= 20 and s <= 60, (n, s)
     assert all(i >= dead.collapse_at[0] for _, i, _ in dead.raised)  # nothing before the collapse
-    half = play("eagle3-d6", 12, 16, collapse_after_cells=10, factor=0.5)
+    history = play("eagle3-d6", 14, 16)  # the arm measured before: its cells seed each key's baseline
+    half = play("eagle3-d6", 12, 16, collapse_after_cells=10, factor=0.5, history=history)
     n, s = _delay(half, "drop")
     assert n <= 20 and s <= 60, (n, s)
     assert not any(a.kind == "dummy" for a, _, _ in half.raised)  # half as good is not random weights

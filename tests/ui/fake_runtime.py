@@ -70,7 +70,8 @@ class FakeRuntime:
         return None if base is None else replace(base, cell_dir=str(self.cell_on_disk))
     last_startup_s = Runtime.last_startup_s
 
-    def __init__(self, observer: Callable[[Event], None], phase: str = "ready", drafter: str = "eagle3") -> None:
+    def __init__(self, observer: Callable[[Event], None], phase: str = "ready", drafter: str = "eagle3",
+                 alarm: bool = False) -> None:
         self.observer = observer
         name = "k26-dflash-b16" if drafter == "dflash" else "k26-eagle3-d6"
         self.profile = resolve_profile(str(Path(__file__).resolve().parents[2] / "console" / "shipped" / "profiles" / f"{name}.toml")).with_sim()
@@ -87,6 +88,11 @@ class FakeRuntime:
                                   argv=["python", "-m", "console.sim", "--model-path", "moonshotai/Kimi-K2.6",
                                         "--tp-size", "4"], log_path="sessions/x/engine-1.log")
         self._fill()
+        if alarm:  # what the rules raise when the drafter's acceptance collapsed (core/measure/health.py)
+            from console.core.measure.health import CAUSES, Alarm
+            self.state.alarms = [Alarm("dummy", "tool · tool", 812.4, 41,
+                                       "τ 1.00, p_1 0.00 over the last 4 requests (2048 verify steps): EAGLE3 accepts "
+                                       "as random draft weights would", CAUSES["dummy"])]
 
     def _fill(self) -> None:
         st = self.state

@@ -18,11 +18,12 @@ def widget_text(app, selector: str) -> str:
     return "\n".join(ln[region.x:region.right] for ln in lines[region.y:region.bottom])
 
 
-def app_with_fake(start: bool = False, phase: str = "ready", drafter: str = "eagle3") -> tuple[ConsoleApp, list]:
+def app_with_fake(start: bool = False, phase: str = "ready", drafter: str = "eagle3",
+                  alarm: bool = False) -> tuple[ConsoleApp, list]:
     holder: list[FakeRuntime] = []
 
     def factory(observer):
-        rt = FakeRuntime(observer, phase=phase, drafter=drafter)
+        rt = FakeRuntime(observer, phase=phase, drafter=drafter, alarm=alarm)
         holder.append(rt)
         return rt
 
@@ -137,6 +138,29 @@ async def test_q_stops_the_runtime_then_exits():
 def test_dashboard_snapshot(snap_compare, size):
     app, _ = app_with_fake()
     assert snap_compare(app, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)])
+def test_alarm_snapshot(snap_compare, size):
+    """An unacknowledged acceptance alarm leads the status line and the acceptance panel, '!' in the footer."""
+    app, _ = app_with_fake(alarm=True)
+    assert snap_compare(app, terminal_size=size)
+
+
+async def test_bang_acknowledges_the_alarm_and_it_leaves_the_status_line_and_footer():
+    app, holder = app_with_fake(alarm=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: "ALARM dummy" in widget_text(app, "#statusbar")
+                         and "ALARM dummy" in widget_text(app, "#acceptance"), what="the alarm shown")
+        assert "random draft weights" in widget_text(app, "#acceptance")
+        assert app.screen.check_action("ack_alarms", ())
+        await pilot.press("exclamation_mark")
+        await wait_until(pilot, lambda: "ALARM" not in widget_text(app, "#statusbar")
+                         and "ALARM" not in widget_text(app, "#acceptance"), what="the alarm acknowledged")
+        assert holder[0].state.alarms[0].acked and holder[0].state.alarms[0].active
+        assert not app.screen.check_action("ack_alarms", ())  # off the footer
+        await wait_until(pilot, lambda: "1 acknowledged alarm(s) still holding: dummy" in widget_text(app, "#statusbar"),
+                         what="the acknowledged alarm still named")
 
 
 @pytest.mark.parametrize("size", [(160, 48), (80, 24)])

@@ -115,3 +115,31 @@ def test_definitions_cover_design_section_4():
               "KV capacity", "KV capacity tax", "forecast"):
         assert q in names, q
     assert not any(math.isnan(0) for _ in stats.DEFINITIONS)
+
+
+# --- other tools' conventions --------------------------------------------------------------------------------------
+
+def test_the_conventions_convert_both_ways_and_agree_with_a_histogram():
+    from console.core.measure import stats as S
+    h = [10, 20, 30, 25, 15]  # k = 4 drafts a step
+    tau = S.histogram_tau(h)
+    p = S.per_position_acceptance(h, 4)
+    rate = S.accept_rate_from_tau(tau, 4)
+    assert rate == pytest.approx(S.mean_accept_rate(p))  # (τ − 1)/k = Σ p_i / K for a chain
+    assert S.tau_from_accept_rate(rate, 4) == pytest.approx(tau)
+    # SGLang's per-request spec_accept_length counts the prefill token: completion = correct + verify_ct + 1
+    verify = sum(h)
+    correct = sum(k * n for k, n in enumerate(h))
+    assert S.tau_from_sglang_accept_length((correct + verify + 1) / verify, verify) == pytest.approx(tau)
+    # α of the i.i.d. model reproduces τ; with equal conditionals it is each of them
+    a = S.alpha_from_tau(tau, 4)
+    assert sum(a ** i for i in range(5)) == pytest.approx(tau, abs=1e-9)
+    assert S.alpha_from_tau(1 + 0.8 + 0.64 + 0.512, 3) == pytest.approx(0.8, abs=1e-9)
+    assert S.alpha_from_tau(1.0, 4) == 0.0 and S.alpha_from_tau(5.0, 4) == 1.0
+
+
+def test_data_parallel_ranks_pool_by_their_verify_steps_never_rank_zero_alone():
+    from console.core.measure import stats as S
+    assert S.pool_rank_tau([(4.0, 300), (2.0, 100)]) == pytest.approx(3.5)
+    assert S.pool_rank_tau([(4.0, 300), (None, 100), (2.0, 0)]) == pytest.approx(4.0)
+    assert S.pool_rank_tau([]) is None

@@ -7,8 +7,8 @@ and its false-alarm rate and detection delay are measured on the twin (tests/ben
 
 Rules, each over the requests of one key (prompt set · traffic domain) of one arm:
 
-    dummy         a model drafter is configured and the last `dummy_window` requests pool to τ ≤ `dummy_tau` and
-                  p_1 ≤ `dummy_p1`: acceptance reads as random draft weights would
+    dummy         a model drafter is configured and the arm's last `dummy_window` requests (any key) pool to
+                  τ ≤ `dummy_tau` and p_1 ≤ `dummy_p1`: acceptance reads as random draft weights would
     no-spec       a drafter is configured and `no_spec_window` requests in a row report no verify step
                   (spec_verify_ct absent or 0), or the server reports no speculative algorithm at all
     drop          τ or p_1 pooled over the last `window` requests (2 × the cell's streams, if more) falls
@@ -51,6 +51,9 @@ CAUSES = {
              "clocks, or a temperature mismatch",
 }
 
+#: the key of the alarms about the arm as a whole (dummy weights, no verify steps): every request, any prompt set
+ARM_KEY = "all requests"
+
 #: drafters whose acceptance can read as random weights (NGRAM proposes from the context: p_1 near 0 is its
 #: honest answer on text with nothing to copy)
 MODEL_DRAFTERS = ("EAGLE", "EAGLE3", "STANDALONE", "DFLASH", "NEXTN")
@@ -69,9 +72,10 @@ class Rules:
     dummy_p1: float = 0.10
     no_spec_window: int = 3
     net_margin: float = 0.03
-    drift_z: float = 3.5
-    drift_launch_sd: float = 0.02
-    """Launch-to-launch sd of an anchor's τ as a fraction (estimate; the twin's launches: ~1%)."""
+    drift_z: float = 4.0
+    drift_launch_sd: float = 0.03
+    """Launch-to-launch sd of an anchor's τ as a fraction (estimate: the twin's anchors spread 2.7-3.3% between
+    launches against 2.4-3.1% of sampling; the report gives no figure)."""
 
 
 @dataclass(frozen=True)
@@ -125,8 +129,12 @@ def pooled(obs: Iterable[Observation]) -> Reading:
         mean = sum(k * c for k, c in enumerate(h)) / steps
         var = sum(c * (k - mean) ** 2 for k, c in enumerate(h)) / max(1, steps - 1)
         p1 = (steps - h[0]) / steps
-        return Reading(1.0 + mean, p1, math.sqrt(var / steps), math.sqrt(max(p1 * (1 - p1), 1e-4) / steps), steps,
-                       len(obs))
+        tau_sd = math.sqrt(var / steps)
+        per = [stats.histogram_tau(o.hist) for o in obs if o.hist]
+        per = [t for t in per if t is not None]
+        if len(per) >= 3:  # steps of one request are not independent (its prompt, its context): the requests'
+            tau_sd = max(tau_sd, statistics.stdev(per) / math.sqrt(len(per)))  # own spread when it is the larger
+        return Reading(1.0 + mean, p1, tau_sd, math.sqrt(max(p1 * (1 - p1), 1e-4) / steps), steps, len(obs))
     v = sum(o.verify_ct or 0 for o in obs)
     c = sum(o.correct or 0 for o in obs)
     return Reading(1.0 + c / v if v else None, None, None, None, v, len(obs))
@@ -143,6 +151,7 @@ class Alarm:
     acked: bool = False
     cleared_s: float | None = None
     data: dict = field(default_factory=dict)
+    since_utc: str | None = None  #: wall-clock time it was raised (set by whoever records it live)
 
     @property
     def active(self) -> bool:
@@ -191,6 +200,15 @@ class HealthMonitor:
         self.alarms: list[Alarm] = []
         self._no_verify = 0
         self._seen = 0
+        self._last: deque[Observation] = deque()
+        self._arm = _Key()
+
+    def seed_baselines(self, baselines: dict[str, Reading]) -> None:
+        """Baselines for keys that have none yet (recorded history): a key already measured keeps its own."""
+        for k, b in baselines.items():
+            st = self.keys.setdefault(k, _Key())
+            if st.baseline is None and not st.first:
+                st.baseline = b
 
     # --- the list ------------------------------------------------------------------------------
 
@@ -261,10 +279,10 @@ class HealthMonitor:
         else:
             self._no_verify = 0
         if self._no_verify >= r.no_spec_window:
-            changed += self._raise("no-spec", "requests", o.t_s, o.index,
+            changed += self._raise("no-spec", ARM_KEY, o.t_s, o.index,
                                    f"{self._no_verify} requests in a row report no verify step "
                                    f"(spec_verify_ct absent or 0) on a {self.algorithm} server")
-        changed += self._holds("no-spec", "requests", self._no_verify > 0, o.t_s, st)
+        changed += self._holds("no-spec", ARM_KEY, self._no_verify > 0, o.t_s, self._arm)
 
         win = max(r.window, 2 * o.concurrency)
         st.recent.append(o)
@@ -275,18 +293,21 @@ class HealthMonitor:
             if len(st.first) >= win:
                 st.baseline = pooled(st.first)
 
-        # dummy: the last few requests read as random draft weights
+        # dummy: the arm's last few requests, whatever their key, read as random draft weights
+        self._last.append(o)
+        while len(self._last) > r.dummy_window:
+            self._last.popleft()
         dummy = False
-        if self.algorithm in MODEL_DRAFTERS and len(st.recent) >= r.dummy_window:
-            w = pooled(list(st.recent)[-r.dummy_window:])
+        if self.algorithm in MODEL_DRAFTERS and len(self._last) >= r.dummy_window:
+            w = pooled(self._last)
             dummy = (w.tau is not None and w.tau <= r.dummy_tau and (w.p1 is None or w.p1 <= r.dummy_p1))
             if dummy:
                 p1 = "—" if w.p1 is None else f"{w.p1:.2f}"
-                changed += self._raise("dummy", o.key, o.t_s, o.index,
+                changed += self._raise("dummy", ARM_KEY, o.t_s, o.index,
                                        f"τ {w.tau:.2f}, p_1 {p1} over the last {w.n} requests ({w.steps} verify "
                                        f"steps): {self.algorithm} accepts as random draft weights would",
                                        tau=w.tau, p1=w.p1)
-        changed += self._holds("dummy", o.key, dummy, o.t_s, st)
+        changed += self._holds("dummy", ARM_KEY, dummy, o.t_s, self._arm)
 
         # drop against the key's baseline
         b = st.baseline

@@ -44,8 +44,14 @@ DEFINITIONS: tuple[Definition, ...] = (
                "bonus token included, prefill token excluded; a cell pools histograms; never "
                "the server's lifetime average"),
     Definition("p_i (acceptance at draft position i)", "Σ_{k≥i} h[k] / Σ_k h[k],  i = 1..K", "",
-               "h = pooled spec_correct_drafts_histogram; conditional = p_i / p_{i−1}; check Σ p_i / K = "
-               "spec_accept_rate (chain)"),
+               "h = pooled spec_correct_drafts_histogram; unconditional (vLLM's per-position rate is this one); "
+               "conditional = p_i / p_{i−1}; check Σ p_i / K = spec_accept_rate (chain)"),
+    Definition("acceptance conventions (vLLM, AIPerf, SGLang, papers)",
+               "acceptance rate = (τ − 1) / k;  SGLang spec_accept_length ≈ τ + 1/verify_ct;  α: τ = (1 − α^(k+1)) / "
+               "(1 − α)", "",
+               "vLLM's and AIPerf's mean acceptance length are τ; vLLM's draft acceptance rate, AIPerf's acceptance "
+               "rate and SGLang's spec_accept_rate are (τ − 1)/k; SGLang's per-request spec_accept_length counts the "
+               "prefill token; papers' α is per token (docs/measurement.md#conventions)"),
     Definition("implied step time", "τ / tok/s", "ms"),
     Definition("verify tax", "slope of implied step time against verified tokens per step, across depths", "ms/token",
                "used by a forecast only when probed, or fitted on one prompt set with a 95% CI above 0; "
@@ -200,6 +206,61 @@ def conditional_acceptance(p: Sequence[float]) -> list[float | None]:
 def mean_accept_rate(p: Sequence[float]) -> float | None:
     """Σ p_i / K: equals the server's `spec_accept_rate` for chain drafting (cross-check)."""
     return sum(p) / len(p) if p else None
+
+
+# --- other tools' conventions (docs/measurement.md#conventions) ---------------------------------
+
+def accept_rate_from_tau(tau_tokens: float | None, k: int | None) -> float | None:
+    """vLLM's "draft acceptance rate" (num_accepted_tokens / num_draft_tokens), AIPerf's acceptance rate and
+    SGLang's spec_accept_rate, from τ with k drafts proposed per verify step: (τ − 1) / k."""
+    if tau_tokens is None or not k:
+        return None
+    return (tau_tokens - 1.0) / k
+
+
+def tau_from_accept_rate(rate: float | None, k: int | None) -> float | None:
+    """τ from an acceptance rate over k drafts per step (the inverse of `accept_rate_from_tau`): 1 + rate · k.
+    vLLM's "mean acceptance length" and AIPerf's mean_acceptance_length are τ itself (bonus included)."""
+    if rate is None or not k:
+        return None
+    return 1.0 + rate * k
+
+
+def tau_from_sglang_accept_length(accept_length: float | None, verify_ct: int | None) -> float | None:
+    """τ from SGLang's per-request `spec_accept_length` = completion_tokens / verify_ct, which counts the prefill
+    token (one output token no verify step made): τ ≈ spec_accept_length − 1 / verify_ct (exact unless the last
+    step's accepted tokens ran past max_tokens, which SGLang drops from completion_tokens)."""
+    if accept_length is None or not verify_ct:
+        return None
+    return accept_length - 1.0 / verify_ct
+
+
+def alpha_from_tau(tau_tokens: float | None, k: int | None) -> float | None:
+    """The per-token acceptance α of the i.i.d. model (Leviathan et al.: τ = (1 − α^(k+1)) / (1 − α)), the figure
+    papers call "acceptance rate"; solved by bisection. It equals every conditional p_i / p_(i−1) only when they are
+    all equal: the console's per-position curve says whether they are."""
+    if tau_tokens is None or not k or tau_tokens <= 1.0:
+        return 0.0 if tau_tokens is not None and k else None
+    if tau_tokens >= k + 1:
+        return 1.0
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        a = (lo + hi) / 2
+        if sum(a ** i for i in range(k + 1)) < tau_tokens:
+            lo = a
+        else:
+            hi = a
+    return (lo + hi) / 2
+
+
+def pool_rank_tau(ranks: Sequence[tuple[float | None, float | None]]) -> float | None:
+    """τ of a server with several data-parallel ranks, from each rank's (τ, weight): the weighted mean, weights
+    being each rank's verify steps (or its generated tokens / τ when only those are known). Never rank 0 alone."""
+    pairs = [(t, w) for t, w in ranks if t is not None and w]
+    total = sum(w for _, w in pairs)
+    if not total:
+        return None
+    return sum(t * w for t, w in pairs) / total
 
 
 # --- cells ---------------------------------------------------------------------------------------

@@ -19,9 +19,11 @@ from typing import Any
 from console import __version__
 from console.core.fmt import num as _n, utc_iso
 from console.core.measure import stats
+from console.core.measure.health import Alarm
 from console.core.measure.pairs import PairStats, interval_notes, speeds
 from console.core.redaction import redact_argv, redact_mapping
 from console.core.report import plot as P
+from console.core.sessions.alarms import read_alarms
 from console.core.sessions.browse import arm_of
 from console.core.sessions.forecasts import cell_forecast
 from console.core.sessions.pairs import compute, pair_files, pair_time_scale
@@ -369,6 +371,22 @@ def _cell_sections(rep: Report, base: Path, cells: list[tuple[Path, dict[str, An
         rep.sections.append(rep.add(lad))
 
 
+def _alarms_html(found: Sequence[tuple[str, Alarm]], source: str) -> str:
+    """The 'Acceptance alarms' section: each alarm with its state, what it saw, since when, its likely causes."""
+    if not found:
+        return ""
+    out = ['<h2 id="alarms">Acceptance alarms</h2>', f'<p class="small">{escape(source)} '
+           '(docs/measurement.md#alarms).</p>']
+    for arm, a in found:
+        state = "cleared" if not a.active else ("acknowledged" if a.acked else "ACTIVE")
+        when = f"{a.since_utc} · " if a.since_utc else ""
+        who = f" · arm {escape(arm)}" if arm else ""
+        out.append(f'<div class="alarm"><b class="kind">{escape(a.kind)}</b> {escape(a.key)} · <b>{state}</b> · '
+                   f"{escape(when)}request {a.since_index + 1}{who}<br>{escape(a.saw)}<br>"
+                   f'<span class="small">{escape(a.causes)}</span></div>')
+    return "\n".join(out)
+
+
 def _cell_detail(r: dict[str, Any]) -> str:
     rows = cell_figure_rows(r)
     at = next(i for i, (name, _) in enumerate(rows) if name.startswith("τ")) + 1
@@ -394,6 +412,8 @@ def cell_page(d: Path) -> Report:
                                     if r.get("simulated") else None)))
     rep.time_scale = r.get("sim_time_scale")
     rep.sections.append(head)
+    rep.sections.append(_alarms_html([("", Alarm.from_json(a)) for a in r.get("alarms") or []],
+                                     "Recomputed from this cell's rows by the console's rules"))
     rep.sections.append(_cell_detail(r))
     vals, tips = request_points(load_rows(d))
     rep.sections.append(rep.add(_strip_figure("tok-s", "tok/s per request", [P.Strip(
@@ -441,6 +461,8 @@ def session_page(d: Path) -> Report:
         "engine twin (time scale ×1): figures are the modelled node's" if any(r.get("simulated") for _, r in cells)
         else None)
     rep.sections.append(_banner(rep, note))
+    rep.sections.append(_alarms_html(read_alarms(d), "Raised live by the console during this session, as recorded in "
+                                                     "alarms.jsonl"))
     for k, pf in enumerate(reversed(pfs)):
         try:
             _pair_sections(rep, d, pf, prefix="" if k == 0 else f"pair{len(pfs) - k}-")
@@ -577,6 +599,8 @@ td code { word-break: break-all; }
 .verdict.unresolved { background: #fff4d6; border: 1px solid #e7c766; }
 .headline { font-size: 1.05rem; }
 .warn { color: #8a4b00; }
+.alarm { background: #fde8e8; border: 1px solid #e39a9a; padding: .5em .8em; border-radius: 6px; margin: .4em 0; }
+.alarm b.kind { color: #fff; background: #b42318; padding: 0 .4em; border-radius: 3px; }
 pre.plan { background: #f6f7f9; padding: .6em .8em; border-radius: 6px; overflow-x: auto; font-size: .8rem; }
 .fig { margin: 1.2em 0; padding: 0; }
 .plotbox { border: 1px solid var(--line); border-radius: 6px; padding: 4px; background: #fff; overflow-x: auto; }

@@ -135,7 +135,8 @@ class Cells:
         adaptive = info is not None and info.arm.adaptive
         is_anchor = label == "anchor"
         self.health.cell_started(pset, asdict(proto), model=info.model_path if info else None,
-                                 node_key=self.profile.node_key() if self.profile is not None else None)
+                                 node_key=self.profile.node_key() if self.profile is not None else None,
+                                 spec=_spec_dict(info))
 
         class Obs:
             def cell_event(self, kind: str, **data: Any) -> None:

@@ -9,10 +9,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from console.core.fmt import utc_iso
 from console.core.measure import health
 from console.core.measure.health import Alarm, HealthMonitor, Reading
 from console.core.measure.records import RequestRecord
-from console.core.sessions.alarms import append_alarm, health_key, nospec_reference
+from console.core.sessions.alarms import append_alarm, arm_history, health_key, nospec_reference
 
 
 class SessionHealth:
@@ -46,6 +47,8 @@ class SessionHealth:
         out = []
         for a in changed:
             ev = event or ("cleared" if not a.active else "raised")
+            if ev == "raised" and a.since_utc is None:
+                a.since_utc = utc_iso()
             if self.session_dir is not None:
                 append_alarm(self.session_dir, ev, a, self.arm_label)
             out.append((ev, a))
@@ -63,8 +66,10 @@ class SessionHealth:
             m = self.monitors[arm] = HealthMonitor(algorithm, rules=self.rules)
         return self._record(m.server(algorithm, configured, self.now()))
 
-    def cell_started(self, pset: Any, protocol: dict[str, Any], *, model: str | None, node_key: str | None) -> None:
-        """A cell begins: its prompts' domains, and the no-spec figures the net-negative rule compares with."""
+    def cell_started(self, pset: Any, protocol: dict[str, Any], *, model: str | None, node_key: str | None,
+                     spec: dict[str, Any] | None = None) -> None:
+        """A cell begins: its prompts' domains, the no-spec figures the net-negative rule compares with, and this
+        arm's recorded acceptance on the same traffic (the baseline of a key the session has not seen yet)."""
         self._domains = {p.id: p.domain for p in pset.prompts}
         self._set = pset.name
         self._concurrency = int(protocol.get("concurrency") or 1)
@@ -74,6 +79,11 @@ class SessionHealth:
         ref = nospec_reference(self.sessions_root, model=model, node_key=node_key, prompt_set=pset.name,
                                sha256=pset.sha256, protocol=protocol, domains=self._domains)
         m.nospec_tok_s.update(ref)
+        if spec and spec.get("algorithm"):
+            hist = arm_history(self.sessions_root, model=model, node_key=node_key, prompt_set=pset.name,
+                               sha256=pset.sha256, protocol=protocol, spec=spec, domains=self._domains,
+                               skip=self.session_dir, window=self.rules.window)
+            m.seed_baselines(hist)
 
     def request(self, rec: RequestRecord, *, anchor: bool = False) -> list[tuple[str, Alarm]]:
         """One finished request of the running cell (anchor cells are read whole, by `anchor_done`)."""

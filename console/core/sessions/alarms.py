@@ -64,20 +64,24 @@ def _key(domain: str, prompt_set: str) -> str:
     return f"{prompt_set} · {domain}"
 
 
-def nospec_reference(root: Path, *, model: str | None, node_key: str | None, prompt_set: str, sha256: str,
-                     protocol: dict[str, Any], domains: dict[str, str]) -> dict[str, float]:
-    """`prompt set · domain` → median tok/s of the recorded no-spec rows for this model, node and protocol.
-    `domains`: prompt id → domain of the prompt set."""
-    if not model or not root.exists():
-        return {}
-    speeds: dict[str, list[float]] = {}
+def _matching_rows(root: Path, *, model: str | None, node_key: str | None, prompt_set: str, sha256: str,
+                   protocol: dict[str, Any], spec: dict[str, Any] | None, skip: Path | None = None):
+    """(cell, row) of every recorded measurement cell (no anchors) under `root` for this model, node, prompt set and
+    protocol whose arm is `spec` (its speculative algorithm, draft tokens, draft model; None: no speculation)."""
     want = {k: protocol.get(k) for k in ("max_tokens", "concurrency", "temperature")}
+    keys = ("algorithm", "num_draft_tokens", "draft_model_path", "topk")
     for cell in iter_cells(root):
+        if skip is not None and cell.resolve().is_relative_to(skip.resolve()):
+            continue
         try:
             m = read_json(cell / "manifest.json")
         except (OSError, ValueError):
             continue
-        if not isinstance(m, dict) or m.get("label") == "anchor" or (m.get("speculative") or {}).get("algorithm"):
+        if not isinstance(m, dict) or m.get("label") == "anchor":
+            continue
+        have = m.get("speculative") or {}
+        if (spec is None) != (not have.get("algorithm")) or (
+                spec is not None and any(have.get(k) != spec.get(k) for k in keys)):
             continue
         ps = m.get("prompt_set") or {}
         proto = m.get("protocol") or {}
@@ -86,12 +90,43 @@ def nospec_reference(root: Path, *, model: str | None, node_key: str | None, pro
                 or args.get("model_path") != model or any(proto.get(k) != v for k, v in want.items())):
             continue
         for r in load_rows(cell):
-            if not r.ok or r.warmup or r.flags or r.prompt_id not in domains:
-                continue
-            s = stats.output_tok_s(r)
-            if s is not None:
-                speeds.setdefault(_key(domains[r.prompt_id], prompt_set), []).append(s)
+            if r.ok and not r.warmup and not r.flags:
+                yield cell, r
+
+
+def nospec_reference(root: Path, *, model: str | None, node_key: str | None, prompt_set: str, sha256: str,
+                     protocol: dict[str, Any], domains: dict[str, str]) -> dict[str, float]:
+    """`prompt set · domain` → median tok/s of the recorded no-spec rows for this model, node and protocol.
+    `domains`: prompt id → domain of the prompt set."""
+    if not model or not root.exists():
+        return {}
+    speeds: dict[str, list[float]] = {}
+    for _, r in _matching_rows(root, model=model, node_key=node_key, prompt_set=prompt_set, sha256=sha256,
+                               protocol=protocol, spec=None):
+        s = stats.output_tok_s(r)
+        if s is not None and r.prompt_id in domains:
+            speeds.setdefault(_key(domains[r.prompt_id], prompt_set), []).append(s)
     return {k: statistics.median(v) for k, v in speeds.items() if len(v) >= 4}
+
+
+def arm_history(root: Path, *, model: str | None, node_key: str | None, prompt_set: str, sha256: str,
+                protocol: dict[str, Any], spec: dict[str, Any], domains: dict[str, str], skip: Path | None = None,
+                window: int = 8) -> dict[str, health.Reading]:
+    """`prompt set · domain` → the acceptance this arm recorded earlier on this model, node and protocol (its
+    first `window` rows per key, in recording order): the baseline a drop is measured against before today's
+    first window exists. `skip`: the running session (its own cells are the live monitor's)."""
+    if not model or not root.exists():
+        return {}
+    found: dict[str, list] = {}
+    for _, r in _matching_rows(root, model=model, node_key=node_key, prompt_set=prompt_set, sha256=sha256,
+                               protocol=protocol, spec=spec, skip=skip):
+        if r.prompt_id in domains:
+            k = _key(domains[r.prompt_id], prompt_set)
+            if len(found.setdefault(k, [])) < window:
+                o = health.observe(r, k, 0.0, 0)
+                if o is not None:
+                    found[k].append(o)
+    return {k: health.pooled(v) for k, v in found.items() if len(v) >= window}
 
 
 def health_key(prompt_set: str, domain: str) -> str:
@@ -122,3 +157,19 @@ def cell_alarms(cell_dir: Path, manifest: dict[str, Any], rows: list) -> list[Al
                                protocol=manifest.get("protocol") or {}, domains=domains)
     return health.replay(seq, algo, nospec_tok_s=ref,
                          concurrency=int((manifest.get("protocol") or {}).get("concurrency") or 1)).alarms
+
+
+def alarms_markdown(session_dir: Path) -> list[str]:
+    """The '## Acceptance alarms' section of a session's reports: every alarm the console raised live, as it stands
+    (alarms.jsonl), with what it saw, since when and its likely causes; nothing when none was raised."""
+    found = read_alarms(session_dir)
+    if not found:
+        return []
+    lines = ["", "## Acceptance alarms", "",
+             "Raised live by the console's rules (docs/measurement.md#alarms); recorded in `alarms.jsonl`.", ""]
+    for arm, a in found:
+        state = "cleared" if not a.active else ("acknowledged" if a.acked else "**ACTIVE**")
+        when = f"{a.since_utc} · " if a.since_utc else ""
+        lines.append(f"- **{a.kind}** · {a.key} · {state} · {when}request {a.since_index + 1} · arm {arm}: {a.saw}. "
+                     f"_{a.causes}_")
+    return lines

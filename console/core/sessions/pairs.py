@@ -12,6 +12,7 @@ from console.core.fmt import num as _n, utc_iso
 from console.core.measure.launches import THIS_PAIR, LaunchReading
 from console.core.measure.pairs import LaunchPlan, PairStats, interval_notes, launch_ids, pair_stats, speeds
 from console.core.measure.plots import histogram_lines, position_bars
+from console.core.sessions.alarms import alarms_markdown
 from console.core.sessions.report import time_scale_note
 from console.core.sessions.store import load_rows, read_json, write_json
 
@@ -241,7 +242,9 @@ def report_markdown(doc: dict[str, Any], ps: PairStats, cmp: dict | None, base: 
     for arm_s in (a, b):
         lines.append(f"{arm_s.name}: τ {_n(arm_s.tau, '.2f')}")
         lines += position_bars(arm_s.per_position_acceptance or [], 40) or ["(no speculation)"]
-    lines += ["```", "", "Recompute: `serving-console report <this session directory>`.", ""]
+    lines += ["```"]
+    lines += alarms_markdown(base)
+    lines += ["", "Recompute: `serving-console report <this session directory>`.", ""]
     return "\n".join(lines)
 
 
