@@ -331,7 +331,9 @@ def _acceptance_body(state: RuntimeState, width: int, compact: bool) -> Renderab
     foot = Text("p_i = P(draft position i accepted); |cond = p_i/p_{i−1}", style="dim italic")
     parts: list[RenderableType] = [head, t, foot]
     if s is not None and s.avg_spec_accept_length is not None:
-        parts.append(Text(f"server lifetime accept length {s.avg_spec_accept_length:.2f} (since boot/flush; "
+        ranks = s.rank_accept_lengths
+        over = (f"mean of {len(ranks)} DP ranks: {' '.join(f'{x:.2f}' for x in ranks)}; " if len(ranks) > 1 else "")
+        parts.append(Text(f"server lifetime accept length {s.avg_spec_accept_length:.2f} ({over}since boot/flush; "
                           "not a cell figure)", style="dim"))
     return Group(*parts)
 

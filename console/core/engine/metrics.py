@@ -5,6 +5,9 @@ multiprocess mode, which shapes what we select:
 - constants (`max_total_num_tokens`, memory gauges) exist once per `tp_rank`: take one rank, never sum;
 - load and speculative gauges exist only for `tp_rank="0"`;
 - some gauges carry a `pid` label (mode `all`): take the maximum across pids;
+- with DP attention (`--enable-dp-attention`) every DP rank's scheduler exports its load and speculative gauges,
+  labelled `dp_rank`: requests are summed over the ranks and acceptance is pooled over them, weighted by each
+  rank's running requests (its share of the window's verify steps), never rank 0's alone (`dp_ranks`, `rank_*`);
 - series appear only after first use, and `NaN` occurs.
 """
 
@@ -59,6 +62,10 @@ class MetricsSnapshot:
     num_requests_total: float | None = None
     model_name: str | None = None
     families: int = 0
+    dp_ranks: int = 1
+    """DP-attention ranks whose schedulers exported gauges (1: one scheduler)."""
+    rank_spec_accept_length: dict[str, float] = field(default_factory=dict)
+    """DP rank → its own window accept length (only with DP attention)."""
 
 
 WANTED = ("num_running_reqs", "num_queue_reqs", "gen_throughput", "token_usage", "num_used_tokens",
@@ -111,6 +118,35 @@ def _sum_counter(samples: Iterable[Sample] | dict[str, list[Sample]], name: str)
     return sum(vals) if vals else None
 
 
+def _per_rank(samples: dict[str, list[Sample]], name: str) -> dict[str, float]:
+    return {s.labels["dp_rank"]: s.value for s in samples.get(name, [])
+            if "dp_rank" in s.labels and not math.isnan(s.value)}
+
+
+def _pool_dp_ranks(snap: MetricsSnapshot, samples: dict[str, list[Sample]]) -> None:
+    """DP attention: requests summed over the ranks, acceptance pooled by their running requests (equal weights
+    when none runs), each rank's accept length kept."""
+    p = PREFIX
+    running = _per_rank(samples, p + "num_running_reqs")
+    if len(running) <= 1:
+        return
+    snap.dp_ranks = len(running)
+    snap.num_running_reqs = sum(running.values())
+    queued = _per_rank(samples, p + "num_queue_reqs")
+    if queued:
+        snap.num_queue_reqs = sum(queued.values())
+    total = sum(running.values())
+    for attr, name in (("spec_accept_length", "spec_accept_length"), ("spec_accept_rate", "spec_accept_rate")):
+        per = _per_rank(samples, p + name)
+        if not per:
+            continue
+        w = {r: (running.get(r, 0.0) if total > 0 else 1.0) for r in per}
+        wsum = sum(w.values())
+        setattr(snap, attr, sum(v * w[r] for r, v in per.items()) / wsum if wsum else None)
+        if attr == "spec_accept_length":
+            snap.rank_spec_accept_length = dict(sorted(per.items()))
+
+
 def snapshot(text: str) -> MetricsSnapshot:
     """The gauges the console shows, from one exposition (only the wanted families are parsed)."""
     flat = parse_samples(select_families(text))
@@ -143,6 +179,7 @@ def snapshot(text: str) -> MetricsSnapshot:
         num_retracted_reqs=_pick(samples, p + "num_retracted_reqs"),
         num_retracted_requests_total=_pick(samples, p + "num_retracted_requests_total"),
     )
+    _pool_dp_ranks(snap, samples)
     phases = {s.labels.get("phase") for s in samples.get(p + "graph_memory_usage_gb", [])}
     for ph in sorted(x for x in phases if x):
         v = _pick(samples, p + "graph_memory_usage_gb", phase=ph)

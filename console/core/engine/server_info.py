@@ -42,9 +42,14 @@ class ServerInfo:
     memory: MemoryUsage | None
     last_gen_throughput: float | None
     avg_spec_accept_length: float | None
-    """Server-LIFETIME mean since boot or the last /flush_cache: shown as such, never used for a cell."""
+    """The scheduler's lifetime accepted tokens per verify; with DP attention the mean over every rank's entry of
+    internal_states (SGLang exposes no per-rank weights; round robin deals the ranks equal shares), never the first
+    entry alone (which is whichever rank answered first). Server-LIFETIME since boot or the last /flush_cache:
+    shown as such, never used for a cell."""
     enable_metrics: bool
     launch_command: str | None
+    rank_accept_lengths: tuple[float, ...] = ()
+    """Each internal_states entry's avg_spec_accept_length, in the order the server listed them."""
 
     @property
     def arm(self) -> Arm:
@@ -54,6 +59,12 @@ class ServerInfo:
     @property
     def simulated(self) -> bool:
         return any(isinstance(x, str) and x.startswith(SIM_PREFIX) for x in (self.model_path, self.served_model_name))
+
+    @property
+    def dp_ranks(self) -> int:
+        """DP-attention ranks (`attn_dp_size`; 1 without DP attention)."""
+        v = self.raw.get("attn_dp_size")
+        return int(v) if isinstance(v, int) and v > 0 else 1
 
     @classmethod
     def parse(cls, d: dict[str, Any]) -> ServerInfo:
@@ -90,13 +101,20 @@ class ServerInfo:
             context_length=_i(d.get("context_length")),
             memory=memory,
             last_gen_throughput=_f(st0.get("last_gen_throughput")),
-            avg_spec_accept_length=_f(st0.get("avg_spec_accept_length")),
+            avg_spec_accept_length=_pooled_accept_length(states),
+            rank_accept_lengths=tuple(v for v in (_f(x.get("avg_spec_accept_length")) for x in states
+                                                  if isinstance(x, dict)) if v is not None),
             enable_metrics=bool(d.get("enable_metrics")),
             launch_command=lc if isinstance(lc, str) else (" ".join(lc) if isinstance(lc, list) else None),
         )
 
     def model_name(self) -> str:
         return self.served_model_name or self.model_path or "default"
+
+
+def _pooled_accept_length(states: list[Any]) -> float | None:
+    vals = [v for v in (_f(x.get("avg_spec_accept_length")) for x in states if isinstance(x, dict)) if v is not None]
+    return sum(vals) / len(vals) if vals else None
 
 
 def _f(v: Any) -> float | None:

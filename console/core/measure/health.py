@@ -130,8 +130,7 @@ def pooled(obs: Iterable[Observation]) -> Reading:
         var = sum(c * (k - mean) ** 2 for k, c in enumerate(h)) / max(1, steps - 1)
         p1 = (steps - h[0]) / steps
         tau_sd = math.sqrt(var / steps)
-        per = [stats.histogram_tau(o.hist) for o in obs if o.hist]
-        per = [t for t in per if t is not None]
+        per = [t for t in (stats.histogram_tau(o.hist) for o in obs if o.hist) if t is not None]
         if len(per) >= 3:  # steps of one request are not independent (its prompt, its context): the requests'
             tau_sd = max(tau_sd, statistics.stdev(per) / math.sqrt(len(per)))  # own spread when it is the larger
         return Reading(1.0 + mean, p1, tau_sd, math.sqrt(max(p1 * (1 - p1), 1e-4) / steps), steps, len(obs))

@@ -396,8 +396,17 @@ def resolve_server_args(ns: argparse.Namespace, sim: SimOptions, argv: list[str]
     # --- topology -------------------------------------------------------------------------------------------
     if args.get("nnodes", 1) != 1:
         raise ResolutionError("the engine twin models one node (--nnodes 1)")
-    if args.get("dp_size", 1) != 1 or args.get("pp_size", 1) != 1:
-        raise ResolutionError("the engine twin models --dp-size 1 and --pp-size 1 only")
+    if args.get("pp_size", 1) != 1:
+        raise ResolutionError("the engine twin models --pp-size 1 only")
+    dp = args.get("dp_size", 1) or 1
+    if dp != 1:  # parallel_hook: --dp-size N --enable-dp-attention becomes attn_dp_size N, dp_size 1
+        if not args.get("enable_dp_attention"):
+            raise ResolutionError("the engine twin models data parallelism as DP attention only: add "
+                                  "--enable-dp-attention (a plain --dp-size runs N servers behind a router)")
+        if dp < 1 or args["tp_size"] % dp:
+            raise ResolutionError(f"tp_size ({args['tp_size']}) must be a multiple of dp_size ({dp}) with DP "
+                                  f"attention")
+        args["attn_dp_size"], args["dp_size"] = dp, 1
     if args["tp_size"] < 1:
         raise ResolutionError(f"tp_size must be positive, got {args['tp_size']}")
     if args["tp_size"] > deployment.node.num_gpus:
@@ -520,7 +529,7 @@ def resolve_server_args(ns: argparse.Namespace, sim: SimOptions, argv: list[str]
             args["return_hidden_states_mode"] = "full"
     else:
         args["enable_return_hidden_states"] = True
-    args["enable_dp_attention"] = False
+    args["enable_dp_attention"] = (args.get("attn_dp_size") or 1) > 1
     return cfg
 
 

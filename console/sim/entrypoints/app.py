@@ -338,7 +338,9 @@ def _admin_routes(app: FastAPI, server: SimServer) -> None:
         if inc is not None and not inc <= valid:
             return JSONResponse({"detail": f"Invalid include sections: {inc - valid}. Valid options: {sorted(valid)}"},
                                 status_code=400)
-        loads = [] if dp_rank not in (None, 0) else [server.loads(inc)]
+        n = server.engine.dp_ranks
+        loads = ([server.loads(inc, r) for r in range(n)] if dp_rank is None
+                 else [server.loads(inc, dp_rank)] if 0 <= dp_rank < n else [])
         if format == "prometheus":
             lines = []
             for load in loads:
@@ -350,9 +352,9 @@ def _admin_routes(app: FastAPI, server: SimServer) -> None:
                         for sk, sv in value.items():
                             if isinstance(sv, (int, float)) and not isinstance(sv, bool):
                                 lines += [f"# TYPE sglang_{prefix}_{sk} gauge",
-                                          f'sglang_{prefix}_{sk}{{dp_rank="0"}} {sv}']
+                                          f'sglang_{prefix}_{sk}{{dp_rank="{load["dp_rank"]}"}} {sv}']
                     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-                        lines += [f"# TYPE sglang_{key} gauge", f'sglang_{key}{{dp_rank="0"}} {value}']
+                        lines += [f"# TYPE sglang_{key} gauge", f'sglang_{key}{{dp_rank="{load["dp_rank"]}"}} {value}']
             return Response(content="\n".join(lines) + "\n", media_type=PROMETHEUS_CONTENT_TYPE)
         return JSONResponse({"timestamp": datetime.now(UTC).isoformat(), "version": VERSION,
                              "accelerator": server.dep.node.gpu_name, "num_accelerators": server.cfg.tp_size,

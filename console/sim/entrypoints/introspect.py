@@ -48,7 +48,8 @@ class IntrospectionRoutes:
             "model_type": m.model_type, "architectures": [m.architecture],
         }
 
-    def internal_state(self) -> dict[str, Any]:
+    def internal_state(self, rank: int | None = None) -> dict[str, Any]:
+        """One scheduler's state: with DP attention, `rank`'s (its own lifetime accept length)."""
         state = self.cfg.redacted_args()
         state.pop("custom_sigquit_handler", None)
         mem = self.mem
@@ -69,7 +70,7 @@ class IntrospectionRoutes:
         if self.engine.adaptive is not None and self.engine.adaptive.switches:
             # the worker's context override ("adaptive_spec.restore") once a runtime state was switched
             state["speculative_num_steps"], state["speculative_num_draft_tokens"] = self.engine.active_spec()
-        accept = self.engine.avg_spec_accept_length
+        accept = self.engine.avg_spec_accept_length if rank is None else self.engine.rank_avg_spec_accept_length(rank)
         if accept is not None:
             state["avg_spec_accept_length"] = accept
         return state
@@ -85,20 +86,27 @@ class IntrospectionRoutes:
                                         "hicache_object_layout": {"pools": []},
                                         "reason": "Hierarchical cache is disabled"}
         out["kv_events"] = None
-        out["internal_states"] = [self.internal_state()]
+        n = self.engine.dp_ranks
+        # one entry per DP rank, in the order the schedulers answered (no rank key; SGLang's communicator appends
+        # as replies arrive): the twin answers in reverse, so rank 0 is not the first entry (bench_serving reads [0])
+        out["internal_states"] = ([self.internal_state()] if n <= 1
+                                  else [self.internal_state(r) for r in reversed(range(n))])
         out["version"] = VERSION
         out["frontend"] = "python"
         return out
 
-    def loads(self, include: set[str] | None) -> dict[str, Any]:
+    def loads(self, include: set[str] | None, rank: int = 0) -> dict[str, Any]:
+        """/v1/loads' snapshot of one DP rank (its requests and acceptance; the KV pool is the node's)."""
         e, mem = self.engine, self.mem
         used = e.num_used_tokens()
         waiting_tokens = sum(r.prefill_target - r.prefilled for r in e.waiting)
         total = used + waiting_tokens
         stats = e.stats
         load: dict[str, Any] = {
-            "timestamp": time.time(), "dp_rank": 0, "num_running_reqs": len(e.running),
-            "num_waiting_reqs": len(e.waiting), "num_waiting_uncached_tokens": waiting_tokens,
+            "timestamp": time.time(), "dp_rank": rank,
+            "num_running_reqs": sum(r.dp_rank == rank for r in e.running) if e.dp_ranks > 1 else len(e.running),
+            "num_waiting_reqs": sum(r.dp_rank == rank for r in e.waiting) if e.dp_ranks > 1 else len(e.waiting),
+            "num_waiting_uncached_tokens": waiting_tokens,
             "num_used_tokens": used, "num_total_tokens": total, "num_active_tokens": total,
             "num_prealloc_ready_tokens": 0, "max_total_num_tokens": mem.max_total_num_tokens,
             "max_running_requests": e.max_running, "token_usage": round(used / mem.max_total_num_tokens, 4),
@@ -118,7 +126,7 @@ class IntrospectionRoutes:
             target_graphs = graph["prefill"] + graph["decode"] + graph["target_verify"]  # the target runner's only
             load["memory"] = {"weight_gb": round(mem.weight_gib, 3), "kv_cache_gb": round(mem.kv_cache_gib, 3),
                               "graph_gb": round(target_graphs, 3), "token_capacity": mem.max_total_num_tokens}
-        accept = e.avg_spec_accept_length
+        accept = e.avg_spec_accept_length if e.dp_ranks <= 1 else e.rank_avg_spec_accept_length(rank)
         if (every or "spec" in include) and accept is not None:
             load["speculative"] = {"accept_length": accept,
                                    "accept_rate": stats.spec_accept_rate if self.metrics_enabled else 0.0}

@@ -428,9 +428,18 @@ class MetricsStore(EngineObserver):
             "prealloc_swa_token_usage", "utilization")]
         load += [("fwd_occupancy", float("nan")), ("new_token_ratio", s.new_token_ratio),
                  ("is_cuda_graph", self.is_cuda_graph), ("num_unique_running_routing_keys", 0)]
+        ranks = s.ranks
+        per_rank = {"num_running_reqs": 0, "num_queue_reqs": 1, "spec_accept_length": 2, "spec_accept_rate": 3}
         for name, value in load:
             family(name, "gauge")
-            sample(name, sched0, float(value))
+            if not ranks:
+                sample(name, sched0, float(value))
+                continue
+            # DP attention: every rank's scheduler exports its own series (attn_tp_rank 0 on each), labelled
+            # dp_rank; running/queued requests and acceptance are the rank's own, the rest the node's
+            for i, own in enumerate(ranks):
+                mine = name in ("num_running_reqs", "num_queue_reqs") or (self.spec and name in per_rank)
+                sample(name, self._sched_labels(i, dp_rank=str(i)), float(own[per_rank[name]] if mine else value))
         for name in ("routing_key_running_req_count", "routing_key_all_req_count"):
             family(name, "gauge")
             for gt, le in ROUTING_BANDS:

@@ -294,7 +294,8 @@ class ResponseShaping(CompletionShaping):
     def _meta(self, req: SimRequest, n: int, finished: bool, sent_ts: float | None) -> dict[str, Any]:
         return wire.meta_info(req, n, finished=finished, weight_version=self.cfg.args.get("weight_version", "default"),
                               spec=self.cfg.is_spec, num_draft_tokens=self.cfg.spec_draft_tokens,
-                              e2e_latency=self._e2e(req) if finished else None, sent_ts=sent_ts)
+                              e2e_latency=self._e2e(req) if finished else None, sent_ts=sent_ts,
+                              dp_attention=bool(self.cfg.args.get("enable_dp_attention")))
 
     def generate_stream(self, reqs: SimRequest | Sequence[SimRequest], handles: RequestHandle | Sequence[RequestHandle],
                         recs: TraceRecord | Sequence[TraceRecord]) -> AsyncIterator[str]:

@@ -149,7 +149,8 @@ def spec_tokens_details(meta: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def meta_info(req: SimRequest, completion_tokens: int, *, finished: bool, weight_version: str,
-              spec: bool, num_draft_tokens: int, e2e_latency: float | None, sent_ts: float | None) -> dict[str, Any]:
+              spec: bool, num_draft_tokens: int, e2e_latency: float | None, sent_ts: float | None,
+              dp_attention: bool = False) -> dict[str, Any]:
     """A /generate meta_info in SGLang's key order; the final one adds weight_versions, e2e_latency and (with
     speculation) the spec metrics; `sent_ts` (response_sent_to_client_ts) goes on the first output sent."""
     m: dict[str, Any] = {
@@ -165,7 +166,7 @@ def meta_info(req: SimRequest, completion_tokens: int, *, finished: bool, weight
     if finished:
         m["weight_versions"] = [{"version": weight_version, "start": 0, "end": completion_tokens}]
     m["cached_tokens_details"] = {"device": req.cached_tokens, "host": 0} if req.cached_tokens else None
-    m["dp_rank"] = None
+    m["dp_rank"] = req.dp_rank if dp_attention else None
     if finished:
         m["e2e_latency"] = e2e_latency
         if spec:

@@ -72,6 +72,7 @@ class SimRequest:
     sink: Callable[[RequestOutput], None] | None = None
     # --- set when submitted -------------------------------------------------------------------------------------
     index: int = -1
+    dp_rank: int = 0  #: the DP-attention rank its scheduler is (round robin; 0 without DP attention)
     rng: random.Random | None = None  #: EOS draws (seeded like the text)
     accept_rng: random.Random | None = None  #: acceptance draws (seeded per launch too, unless greedy)
     words: TextStream | None = None
@@ -174,6 +175,9 @@ class SchedulerStats:
     kv_available_tokens: int = 0
     kv_evictable_tokens: int = 0  #: radix-cached tokens no running request holds
     decode_sum_seq_lens: int = 0  #: sum of the decoding requests' sequence lengths
+    #: DP attention: per rank (running requests, waiting requests, accept length, accept rate) of its last window;
+    #: empty without DP attention (one scheduler: the fields above)
+    ranks: tuple[tuple[int, int, float, float], ...] = ()
 
 
 @dataclass
@@ -307,6 +311,15 @@ class Engine:
         self.running: list[SimRequest] = []
         self.chunked: SimRequest | None = None
         self.request_counter = 0
+        #: DP attention (`--enable-dp-attention --dp-size N`): N schedulers, requests dealt round robin
+        #: (load_balance_method auto = round_robin); they step in lockstep (the MoE layers are collective), so the
+        #: twin plays one batch and keeps each rank's speculative figures apart (docs/twin.md §5)
+        self.dp_ranks = int(a.get("attn_dp_size") or 1)
+        self.rank_accept_tokens = [0] * self.dp_ranks  #: lifetime, at decode-log boundaries (avg_spec_accept_length)
+        self.rank_forward_ct = [0] * self.dp_ranks
+        #: this log window per rank: accepted tokens, verifies, correct drafts
+        self._win_rank = [[0, 0, 0] for _ in range(self.dp_ranks)]
+        self.rank_window: list[tuple[float, float]] = [(0.0, 0.0)] * self.dp_ranks  #: last window: accept len, rate
         fault = next((f for f in cfg.sim.faults if f.kind == "acceptance-collapse"), None)
         #: the acceptance-collapse fault: (from this generation request on, conditionals × factor)
         self.collapse_fault: tuple[int, float] | None = (
@@ -337,6 +350,7 @@ class Engine:
         if req.log_metrics:
             req.index = self.request_counter
             self.request_counter += 1
+            req.dp_rank = req.index % self.dp_ranks
             key = f"greedy:{req.prompt_hash}" if req.temperature == 0 else f"req:{seed}:{req.index}"
         else:
             key = f"health:{seed}:{req.prompt_hash}"
@@ -635,6 +649,10 @@ class Engine:
         r.spec_hist[k] += 1
         self._win_accept_tokens += k + 1
         self._win_correct_drafts += k
+        w = self._win_rank[r.dp_rank]
+        w[0] += k + 1
+        w[1] += 1
+        w[2] += k
         self._win_proposed_drafts += len(conds)
         self._win_forward_ct += 1
         return self._add_tokens(r, k + 1)
@@ -757,11 +775,14 @@ class Engine:
         self._win_correct_drafts = 0
         self._win_proposed_drafts = 0
         self._win_forward_ct = 0
+        self._win_rank = [[0, 0, 0] for _ in range(self.dp_ranks)]
 
     def reset_spec_counters(self) -> None:
         """What /flush_cache resets: the radix cache and the speculative-decoding counters."""
         self.spec_total_accept_tokens = 0
         self.spec_total_forward_ct = 0
+        self.rank_accept_tokens = [0] * self.dp_ranks
+        self.rank_forward_ct = [0] * self.dp_ranks
         self.prefix_cache.clear()
         self._reset_window()
 
@@ -771,6 +792,12 @@ class Engine:
         if not self.cfg.is_spec or self.spec_total_forward_ct <= 0:
             return None
         return self.spec_total_accept_tokens / self.spec_total_forward_ct
+
+    def rank_avg_spec_accept_length(self, rank: int) -> float | None:
+        """One DP rank's lifetime accepted tokens per request-verify (its scheduler's avg_spec_accept_length)."""
+        if not self.cfg.is_spec or self.rank_forward_ct[rank] <= 0:
+            return None
+        return self.rank_accept_tokens[rank] / self.rank_forward_ct[rank]
 
     def _usage(self) -> tuple[int, float]:
         used = self.num_used_tokens()
@@ -792,6 +819,12 @@ class Engine:
             accept_rate = self._win_correct_drafts / proposed if proposed else 0.0
             self.spec_total_accept_tokens += self._win_accept_tokens
             self.spec_total_forward_ct += fwd
+            per_draft = max(1, self.cfg.spec_draft_tokens - 1)
+            for i, (acc, ct, ok) in enumerate(self._win_rank):
+                self.rank_accept_tokens[i] += acc
+                self.rank_forward_ct[i] += ct
+                if ct:  # a rank that verified nothing this window logs nothing: its gauges keep their values
+                    self.rank_window[i] = (acc / ct, ok / (ct * per_draft))
             msg += f"accept len: {accept_len:.2f}, accept rate: {accept_rate:.2f}, "
         msg += (f"cuda graph: {plan.graph}, gen throughput (token/s): {self.last_gen_throughput:.2f}, "
                 f"#queue-req: {len(self.waiting)}")
@@ -804,9 +837,15 @@ class Engine:
             spec_num_steps=steps, spec_num_draft_tokens=ndt, new_token_ratio=self.new_token_ratio,
             num_retracted_reqs=self.last_retracted, kv_available_tokens=max(0, self.capacity - used),
             kv_evictable_tokens=self.prefix_cache.total_tokens,
-            decode_sum_seq_lens=sum(r.prompt_tokens + r.n_out for r in self.running))
+            decode_sum_seq_lens=sum(r.prompt_tokens + r.n_out for r in self.running), ranks=self._rank_stats())
         self.observer.on_scheduler_stats(self.stats)
         self._reset_window()
+
+    def _rank_stats(self) -> tuple[tuple[int, int, float, float], ...]:
+        if self.dp_ranks <= 1:
+            return ()
+        return tuple((sum(r.dp_rank == i for r in self.running), sum(r.dp_rank == i for r in self.waiting),
+                      *self.rank_window[i]) for i in range(self.dp_ranks))
 
     def active_spec(self) -> tuple[int, int]:
         """(speculative_num_steps, speculative_num_draft_tokens) in force now (adaptive moves them)."""
