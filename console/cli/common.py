@@ -29,6 +29,8 @@ def target_args(p: argparse.ArgumentParser, default_sim: bool = False) -> None:
                    help="(twin) divide every wall-clock duration by S (client-timed rates read S× faster)")
     p.add_argument("--sim-arg", action="append", default=[], metavar="ARG",
                    help="(twin) extra twin flag, repeatable, e.g. --sim-arg=--sim-node-seed=3")
+    p.add_argument("--sim-node", type=Path, default=None, metavar="NODE.toml",
+                   help="(twin) serve as a node fitted from recorded cells (`serving-console twin fit`)")
     p.add_argument("--sessions", type=Path, default=None, help="sessions directory (default ./sessions)")
     p.add_argument("--force", action="store_true",
                    help="launch even when preflight finds errors (port bound, foreign GPU processes, missing paths)")
@@ -74,7 +76,7 @@ def runtime_factory(args: argparse.Namespace, session_dir: Path | None = None):
     note_shadow(prof)
     if not (sim or prof.is_sim):
         prof.api_key()  # an unset server.api_key_env is bad input now, not a failure after the launch view opens
-    sim_args = twin_args(args.sim_arg, args.sim_time_scale) if (sim or prof.is_sim) else []
+    sim_args = twin_args(args.sim_arg, args.sim_time_scale, args.sim_node) if (sim or prof.is_sim) else []
     return lambda observer=None: Runtime(profile=prof, sim=sim, sim_args=sim_args, sessions=args.sessions,
                                          observer=observer, session_dir=session_dir, force=force,
                                          stall_timeout_s=stall)

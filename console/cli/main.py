@@ -12,7 +12,7 @@ from console.cli.common import err
 from console.core.exits import EXIT_INTERRUPT, EXIT_OK, SUMMARY
 
 #: the commands, in the order --help lists them; each is console/cli/<name>.py
-COMMANDS = ("tui", "bench", "pair", "forecast", "launch", "check", "report", "prompts", "probe", "sweep")
+COMMANDS = ("tui", "bench", "pair", "forecast", "launch", "check", "report", "prompts", "probe", "sweep", "twin")
 
 EPILOG = f"""exit codes: {SUMMARY}
 run `serving-console COMMAND -h` for a command's options."""

@@ -43,6 +43,8 @@ def add_parser(sub) -> None:
     pa.add_argument("--sim", action="store_true", help="run both arms on the engine twin")
     pa.add_argument("--sim-time-scale", type=float, default=None, metavar="S")
     pa.add_argument("--sim-arg", action="append", default=[], metavar="ARG")
+    pa.add_argument("--sim-node", type=Path, default=None, metavar="NODE.toml",
+                    help="(twin) serve as a node fitted from recorded cells (`serving-console twin fit`)")
     pa.add_argument("--sessions", type=Path, default=None)
     pa.add_argument("--force", action="store_true", help="launch even when preflight finds errors")
     pa.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -87,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--b-prompts/--b-temperature pair on one server; with different "
                          "launch flags keep one protocol")
     err = Console(stderr=True, soft_wrap=True)
-    sim_args = twin_args(args.sim_arg, args.sim_time_scale)
+    sim_args = twin_args(args.sim_arg, args.sim_time_scale, args.sim_node)
 
     async def go():
         rt = Runtime(profile=a, sim=args.sim, sim_args=sim_args if (args.sim or a.is_sim) else [],

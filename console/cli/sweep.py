@@ -27,6 +27,8 @@ def add_parser(sub) -> None:
     sw.add_argument("--sim-time-scale", type=float, default=None, metavar="S",
                     help="(twin) serve S× faster than the modelled node; figures stay the modelled node's")
     sw.add_argument("--sim-arg", action="append", default=[], metavar="ARG", help="(twin) extra twin flag, repeatable")
+    sw.add_argument("--sim-node", type=Path, default=None, metavar="NODE.toml",
+                    help="(twin) serve as a node fitted from recorded cells (`serving-console twin fit`)")
     sw.add_argument("--sessions", type=Path, default=None, help="sessions directory (default ./sessions)")
     sw.add_argument("--yes", action="store_true", help="start without asking (non-interactive runs start anyway)")
     sw.add_argument("--dry-run", action="store_true", help="print the plan and its estimate, run nothing")
@@ -63,7 +65,7 @@ def prepare(args: argparse.Namespace):
             raise ValueError("sweep needs a PLAN (a name such as smoke, or a path to a .toml) or --resume DIR")
         plan = load_plan(args.plan)
         sim = args.sim
-        sim_args = twin_args(args.sim_arg, args.sim_time_scale) if sim else []
+        sim_args = twin_args(args.sim_arg, args.sim_time_scale, args.sim_node) if sim else []
         scale = args.sim_time_scale if sim else None
         cdir = None
     probs = refusals(plan, sim=sim, sessions_root=root)

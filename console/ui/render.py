@@ -92,6 +92,8 @@ def badge_text(state: RuntimeState, compact: bool = False) -> Text:
     if state.simulated:
         t.append(" ")
         t.append(" SIMULATED ", style="bold black on magenta")
+        if state.sim_node:
+            t.append(f" node {state.sim_node}" if compact else f" as fitted node {state.sim_node}", style="magenta")
         if state.sim_time_scale and state.sim_time_scale != 1:
             t.append(f" ×{state.sim_time_scale:g}" if compact else
                      f" time ×{state.sim_time_scale:g}: figures are the modelled node's", style="magenta")

@@ -262,10 +262,18 @@ class Profile:
         return out
 
 
-def twin_args(sim_arg: list[str] | tuple[str, ...] | None, time_scale: float | None) -> list[str]:
-    """The twin's own flags a command or screen adds to a profile's argv (`--sim-arg` items, then the time scale):
-    the one builder the CLI and the TUI use."""
-    return [*(sim_arg or ()), *(["--sim-time-scale", str(time_scale)] if time_scale is not None else [])]
+def twin_args(sim_arg: list[str] | tuple[str, ...] | None, time_scale: float | None,
+              sim_node: str | Path | None = None) -> list[str]:
+    """The twin's own flags a command or screen adds to a profile's argv (`--sim-arg` items, the time scale, and a
+    fitted node, `--sim-node NODE.toml`, which the twin serves as): the one builder the CLI and the TUI use."""
+    node: list[str] = []
+    if sim_node is not None:
+        p = Path(sim_node).expanduser()
+        if not p.is_file():
+            raise ValueError(f"--sim-node {sim_node}: no such node file (`serving-console twin fit … --out "
+                             f"NODE.toml` writes one)")
+        node = ["--sim-deployment", str(p.resolve())]
+    return [*(sim_arg or ()), *node, *(["--sim-time-scale", str(time_scale)] if time_scale is not None else [])]
 
 
 def profile_from_server_info(info, url: str, name: str | None = None) -> Profile:

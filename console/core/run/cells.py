@@ -88,6 +88,7 @@ class Cells:
             "node_usd_per_hour": self.profile.node_usd_per_hour if self.profile else None,
             "simulated": self.state.simulated,
             "sim_time_scale": self.state.sim_time_scale,
+            "sim_node": self.state.sim_node,
             "launch": len(self.state.arms) - 1 if self.state.arms else None,
             "node_key": self.profile.node_key() if self.profile is not None else None,
             "launch_prior": list(prior_or_default(self.profile.launch_prior())) if self.profile is not None else None,

@@ -110,6 +110,12 @@ class RuntimeState:
     sim_time_scale: float | None = None
     """The twin's --sim-time-scale S (client-timed rates read S× faster); None on a real server."""
     sim_info: dict[str, Any] | None = None
+
+    @property
+    def sim_node(self) -> str | None:
+        """The fitted node the twin serves as (`--sim-node`), None for the modelled reference node."""
+        node = (self.sim_info or {}).get("node")
+        return str(node.get("name")) if isinstance(node, dict) and node.get("name") else None
     session_dir: str | None = None
     alarms: list[Any] = field(default_factory=list)
     """The session's acceptance alarms (core/measure/health.Alarm), active and past, in the order raised."""

@@ -21,7 +21,7 @@ from typing import Any
 from console.core.fmt import utc_iso
 from console.core.measure import health, stats
 from console.core.measure.health import Alarm
-from console.core.sessions.store import iter_cells, load_rows, read_json
+from console.core.sessions.store import find_cells, load_rows, read_json
 
 ALARMS_FILE = "alarms.jsonl"
 
@@ -70,7 +70,7 @@ def _matching_rows(root: Path, *, model: str | None, node_key: str | None, promp
     protocol whose arm is `spec` (its speculative algorithm, draft tokens, draft model; None: no speculation)."""
     want = {k: protocol.get(k) for k in ("max_tokens", "concurrency", "temperature")}
     keys = ("algorithm", "num_draft_tokens", "draft_model_path", "topk")
-    for cell in iter_cells(root):
+    for cell in find_cells(root):
         if skip is not None and cell.resolve().is_relative_to(skip.resolve()):
             continue
         try:

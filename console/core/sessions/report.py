@@ -29,6 +29,7 @@ def cell_report(cell_dir: Path) -> dict[str, Any]:
         "profile": manifest.get("profile"),
         "simulated": manifest.get("simulated"),
         "sim_time_scale": manifest.get("sim_time_scale"),
+        "sim_node": manifest.get("sim_node"),
         "complete": manifest.get("complete"),
         "prompt_set": (manifest.get("prompt_set") or {}).get("name"),
         "prompt_set_sha256": (manifest.get("prompt_set") or {}).get("sha256"),
@@ -105,7 +106,7 @@ def bench_json(cell_dir: Path) -> dict[str, Any]:
     keys = ["n", "n_ok", "median_tok_s", "p10_tok_s", "p90_tok_s", "ttft_median_s", "tau", "per_position_acceptance",
             "kv_capacity_tokens", "engine_version", "speculative_algorithm", "rows_path"]
     extra = ["n_included", "n_errors", "excluded", "implied_step_ms", "usd_per_m_tokens", "prompt_set",
-             "prompt_set_sha256", "simulated", "sim_time_scale", "errors", "alarm", "alarms"]
+             "prompt_set_sha256", "simulated", "sim_time_scale", "sim_node", "errors", "alarm", "alarms"]
     out = {k: r[k] for k in keys + extra}
     scale = r.get("sim_time_scale")
     if scale and scale != 1:  # every figure above is the modelled node's; the client clock's, named as such

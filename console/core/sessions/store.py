@@ -236,6 +236,20 @@ def sessions_root() -> Path:
     return places.sessions_dir()
 
 
+def find_cells(path: Path) -> list[Path]:
+    """Every measurement cell under `path` at any depth (a sessions root, a session, a campaign and its nodes, or a
+    cell itself), sorted; never the legs inside a verify-tax probe (random draft weights: no workload's acceptance)."""
+    p = Path(path)
+    if (p / "manifest.json").exists() and (p / "rows.jsonl").exists():
+        return [p]
+    out = []
+    for m in p.rglob("manifest.json"):
+        d = m.parent
+        if (d / "rows.jsonl").exists() and not any(part.startswith("probe-") for part in d.relative_to(p).parts):
+            out.append(d)
+    return sorted(out)
+
+
 def iter_cells(path: Path) -> Iterable[Path]:
     """Cell directories under a session dir, or the path itself if it is a cell."""
     p = Path(path)

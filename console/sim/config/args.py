@@ -236,9 +236,10 @@ def build_sim_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
                         "natural output length per request from its traffic domain's log-normal (the deployment "
                         "file's [lengths]; the request then stops with EOS, finish_reason 'stop'); 'off': outputs "
                         "run to max_tokens. See console/sim/content/lengths.py.")
-    g.add_argument("--sim-deployment", default=None, metavar="PATH",
-                   help="Deployment model file (TOML) with every engine-model parameter. Default: the shipped "
-                        "Kimi-K2.6 on 4xB200 file (console/sim/deployments/kimi-k2.6-4xb200.toml).")
+    g.add_argument("--sim-deployment", "--sim-node", dest="sim_deployment", default=None, metavar="PATH",
+                   help="Deployment model file (TOML) with every engine-model parameter, or a node file `serving-"
+                        "console twin fit` wrote (--sim-node: the twin serves as that fitted node). Default: the "
+                        "shipped Kimi-K2.6 on 4xB200 file (console/sim/deployments/kimi-k2.6-4xb200.toml).")
     g.add_argument("--sim-fault", action="append", default=None, metavar="SPEC",
                    help="Inject a fault for reliability tests (repeatable; each kind at most once). SPEC is "
                         "KIND or KIND:KEY=VALUE,KEY=VALUE... with these kinds: "

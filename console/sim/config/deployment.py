@@ -271,6 +271,49 @@ class DrafterSpec:
 
 
 @dataclass(frozen=True)
+class FittedAcceptance:
+    """A drafter's conditionals on one domain as `serving-console twin fit` measured them: one curve per context
+    the cells measured, interpolated in log10(context) (core/measure/nodefit.py: `curve_at`)."""
+
+    curves: tuple[tuple[float, tuple[float, ...]], ...]  #: ((context, (c_1, …)), …)
+    temperature: float = 0.6  #: the sampling temperature the cells were measured at
+
+    def at(self, context: float, k: int) -> list[float]:
+        from console.core.measure.nodefit import curve_at
+        return curve_at(self.curves, context, k)
+
+
+@dataclass(frozen=True)
+class NodeFitSpec:
+    """A node fitted from recorded cells (`serving-console twin fit`, docs/twin.md#a-twin-of-your-node): its step
+    model replaces the physical one's decode/verify step, its prefill the prefill, its acceptance the drafters'
+    (where fitted), its capacity the memory plan's (where measured)."""
+
+    name: str
+    path: str
+    base_ms: float
+    per_request_ms: float
+    per_kctx_ms: float
+    per_qkctx_ms: float = 0.0  #: per extra verified token of a request and 1,000 tokens of its context
+    spec_fixed_ms: dict[str, float] = field(default_factory=dict)  #: family (EAGLE, DFLASH, NGRAM) → ms a step
+    draft_ms: dict[str, float] = field(default_factory=dict)  #: family → the drafter's pass per depth
+    verify_ms: dict[str, float] = field(default_factory=dict)  #: family → one more verified token at batch 1
+    verify_shape: str = "linear"  #: S(T): "linear" or "moe" (the base model's routed-expert token cost)
+    prefill_fixed_ms: float | None = None
+    prefill_per_token_ms: float | None = None
+    acceptance: dict[str, dict[str, FittedAcceptance]] = field(default_factory=dict)  #: family → domain → fit
+    capacity: dict[str, int] = field(default_factory=dict)  #: "ALGORITHM:n" / "none" → max_total_num_tokens
+
+
+def fit_family(algorithm: str | None) -> str | None:
+    """The family a node fit keys its drafter terms by: EAGLE (EAGLE, EAGLE3, STANDALONE, NEXTN), DFLASH, NGRAM."""
+    if not algorithm:
+        return None
+    a = algorithm.upper()
+    return "EAGLE" if a in ("EAGLE", "EAGLE3", "STANDALONE", "NEXTN") else a
+
+
+@dataclass(frozen=True)
 class Deployment:
     """A whole modeled deployment, as loaded from one TOML file."""
 
@@ -291,6 +334,8 @@ class Deployment:
     lengths: dict[str, LengthSpec] = field(default_factory=dict)
     #: a reduced-precision KV cache's effect on acceptance and attention (`[kv_precision]`; empty: none)
     kv_precision: KvPrecisionSpec = field(default_factory=KvPrecisionSpec)
+    #: a node fitted from recorded cells (`--sim-node`): None for the modelled reference node
+    fit: NodeFitSpec | None = None
 
     def drafter_for(self, algorithm: str | None) -> DrafterSpec | None:
         """The drafter family modeling a resolved `speculative_algorithm` (None: no speculation)."""
@@ -337,8 +382,50 @@ def default_deployment_path() -> Path:
     return Path(str(resources.files("console.sim").joinpath("deployments", DEFAULT_DEPLOYMENT)))
 
 
+def _node_fit(raw: dict[str, Any], p: Path) -> NodeFitSpec:
+    f = raw["fit"]
+    step = f.get("step") or {}
+
+    def val(d: dict[str, Any], k: str) -> float:
+        v = d.get(k)
+        if not isinstance(v, dict) or not isinstance(v.get("value"), (int, float)):
+            raise DeploymentError(f"{p}: [fit.step.{k}] needs a numeric value (rerun `serving-console twin fit`)")
+        return float(v["value"])
+
+    fam = sorted({k.split(":", 1)[1] for k in step if ":" in k})
+    pre = f.get("prefill") or {}
+    curves: dict[tuple[str, str], list[tuple[float, tuple[float, ...]]]] = {}
+    temps: dict[tuple[str, str], list[float]] = {}
+    for a in f.get("acceptance") or []:
+        try:
+            cond = tuple(float(x) for x in a["conditionals"])
+            if not cond:
+                raise ValueError
+            curves.setdefault((str(a["family"]), str(a["domain"])), []).append((float(a["context"]), cond))
+            temps.setdefault((str(a["family"]), str(a["domain"])), []).append(float(a.get("temperature", 0.6)))
+        except (KeyError, TypeError, ValueError):
+            raise DeploymentError(f"{p}: a [[fit.acceptance]] entry needs family, domain, conditionals (a "
+                                  f"non-empty list) and context") from None
+    acc: dict[str, dict[str, FittedAcceptance]] = {}
+    for (fam_, dom), cv in curves.items():
+        tt = temps[(fam_, dom)]
+        acc.setdefault(fam_, {})[dom] = FittedAcceptance(tuple(sorted(cv)), sum(tt) / len(tt))
+    return NodeFitSpec(
+        name=str(f.get("name") or p.stem), path=str(p), base_ms=val(step, "base"),
+        per_request_ms=val(step, "per_request"), per_kctx_ms=val(step, "per_kctx"),
+        per_qkctx_ms=val(step, "per_qkctx") if "per_qkctx" in step else 0.0,
+        spec_fixed_ms={x: val(step, f"spec_fixed:{x}") for x in fam if f"spec_fixed:{x}" in step},
+        draft_ms={x: val(step, f"draft:{x}") for x in fam if f"draft:{x}" in step},
+        verify_ms={x: val(step, f"verify:{x}") for x in fam if f"verify:{x}" in step},
+        verify_shape=str(f.get("verify_shape") or "linear"),
+        prefill_fixed_ms=val(pre, "fixed_ms") if "fixed_ms" in pre else None,
+        prefill_per_token_ms=val(pre, "per_token_ms") if "per_token_ms" in pre else None,
+        acceptance=acc, capacity={str(k): int(v) for k, v in (f.get("capacity") or {}).items()})
+
+
 def load_deployment(path: str | Path | None = None) -> Deployment:
-    """Load and type-check a deployment TOML file (default: the shipped one)."""
+    """Load and type-check a deployment TOML file (default: the shipped one). A node file (`serving-console twin
+    fit`: a [fit] section over a `base` deployment) loads its base and serves as the fitted node."""
     p = Path(path) if path is not None else default_deployment_path()
     try:
         raw = tomllib.loads(p.read_text())
@@ -346,6 +433,12 @@ def load_deployment(path: str | Path | None = None) -> Deployment:
         raise DeploymentError(f"deployment file not found: {p}") from None
     except tomllib.TOMLDecodeError as e:
         raise DeploymentError(f"{p}: {e}") from None
+    if "fit" in raw:
+        base = str((raw["fit"] or {}).get("base") or DEFAULT_DEPLOYMENT)
+        bp = Path(base) if Path(base).is_absolute() else (p.parent / base)
+        if not bp.exists():
+            bp = default_deployment_path().parent / base
+        return dataclasses.replace(load_deployment(bp), fit=_node_fit(raw, p))
     try:
         drafters: dict[str, DrafterSpec] = {}
         for family, d in raw.get("drafters", {}).items():

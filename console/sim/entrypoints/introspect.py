@@ -149,6 +149,7 @@ class IntrospectionRoutes:
             "node_speed_factor": self.engine.node.speed_factor, "launch_seed": self.engine.launch_seed,
             "launch_factor": self.engine.node.launch_factor, "domain": s.domain, "eos_rate": s.eos_rate,
             "deployment": {"name": self.dep.name, "description": self.dep.description, "path": self.dep.path},
+            "node": ({"name": self.dep.fit.name, "path": self.dep.fit.path} if self.dep.fit is not None else None),
             "speculative_algorithm": self.cfg.spec_algorithm, "max_total_num_tokens": self.mem.max_total_num_tokens,
             "max_running_requests": self.engine.max_running, "model_clock_s": self.engine.clock,
             "trace_clock": "time.monotonic", "faults": self.faults.info(),

@@ -33,7 +33,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from ..config.deployment import DrafterSpec, KvPrecisionSpec
+from ..config.deployment import DrafterSpec, FittedAcceptance, KvPrecisionSpec
 
 #: Re-derive a request's conditionals every this many tokens of context growth.
 CONTEXT_REFRESH_TOKENS = 256
@@ -66,7 +66,8 @@ def tree_breadth(topk: int, steps: int, num_draft_tokens: int) -> float:
 
 def conditionals(drafter: DrafterSpec, domain: str, context: float, k_max: int, *, shift: float = 0.0,
                  temperature: float | None = None, topk: int = 1, breadth: float | None = None,
-                 dummy: bool = False, kv: KvPrecisionSpec | None = None, kv_dtype: str = "auto") -> list[float]:
+                 dummy: bool = False, kv: KvPrecisionSpec | None = None, kv_dtype: str = "auto",
+                 fitted: FittedAcceptance | None = None) -> list[float]:
     """Conditional acceptance c_1..c_k_max of each draft position (see the module docstring). `breadth`:
     candidates per depth of a tree (default: topk). `kv`, `kv_dtype`: the deployment's KV precision model and
     the target's KV cache dtype."""
@@ -74,15 +75,21 @@ def conditionals(drafter: DrafterSpec, domain: str, context: float, k_max: int, 
         return [drafter.dummy_acceptance] * k_max
     spec = drafter.acceptance[domain]
     b = float(topk) if breadth is None else breadth
-    base = spec.c1_short + _weight(drafter, context) * (spec.c1_long - spec.c1_short) + shift
-    past = horizon_fall(drafter, context)
+    if fitted is not None:  # a fitted node's measured curve (`twin fit`): no modelled shape on top of it
+        # measured at the cells' temperature: only a different temperature moves it
+        dt = 0.0 if temperature is None else drafter.temperature_sensitivity * (fitted.temperature - temperature)
+        out = [min(0.98, max(0.02, c + shift + dt)) for c in fitted.at(context, k_max)]
+        return [1.0 - (1.0 - c) / math.sqrt(b) if b > 1 else c for c in out]
+    else:
+        base = spec.c1_short + _weight(drafter, context) * (spec.c1_long - spec.c1_short) + shift
+        past, slope = horizon_fall(drafter, context), spec.slope
     if temperature is not None:
         base += drafter.temperature_sensitivity * (drafter.temperature_ref - temperature)
     if kv is not None:
         base += kv.shift(domain, context, kv_dtype)
     out = []
     for i in range(k_max):
-        c = min(0.98, max(0.02, base - spec.slope * i - past * max(0, i + 1 - drafter.horizon_short)))
+        c = min(0.98, max(0.02, base - slope * i - past * max(0, i + 1 - drafter.horizon_short)))
         if b > 1:
             c = 1.0 - (1.0 - c) / math.sqrt(b)
         out.append(c)
@@ -130,6 +137,8 @@ class AcceptanceState:
     kv_dtype: str = "auto"
     collapse: float | None = None
     """The acceptance-collapse fault: every conditional × this factor (None: off)."""
+    fitted: FittedAcceptance | None = None
+    """A fitted node's curve for this domain (`--sim-node`), instead of the modelled one."""
     _context_at: float = -1e9
     conds: list[float] | None = None
 
@@ -138,7 +147,7 @@ class AcceptanceState:
         if self.conds is None or context - self._context_at >= CONTEXT_REFRESH_TOKENS:
             self.conds = conditionals(self.drafter, self.domain, context, self.k_max, shift=self.shift,
                                       temperature=self.temperature, topk=self.topk, breadth=self.breadth,
-                                      dummy=self.dummy, kv=self.kv, kv_dtype=self.kv_dtype)
+                                      dummy=self.dummy, kv=self.kv, kv_dtype=self.kv_dtype, fitted=self.fitted)
             if self.collapse is not None:
                 self.conds = [c * self.collapse for c in self.conds]
             self._context_at = context

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config.args import ServerConfig
-from ..config.deployment import Deployment
+from ..config.deployment import Deployment, fit_family
 from ..content.lengths import natural_length
 from ..content.scripted import match_stop_regex
 from ..content.text import TextStream
@@ -257,6 +257,9 @@ class Engine:
         self.observer = observer or EngineObserver()
         self.log = log or (lambda msg: None)
         self.capacity = memory.max_total_num_tokens
+        if dep.fit is not None:  # a fitted node's measured capacity for this arm, where the fit has one
+            key = f"{cfg.spec_algorithm.upper()}:{cfg.spec_draft_tokens}" if cfg.spec_algorithm else "none"
+            self.capacity = dep.fit.capacity.get(key, self.capacity)
         self.max_running = effective_max_running_requests(cfg, dep, self.capacity)
         chunk = int(a["chunked_prefill_size"])
         self.chunked_prefill = chunk > 0
@@ -372,6 +375,10 @@ class Engine:
                                              self.cfg.spec_topk if self.cfg.spec_algorithm != "NGRAM" else 1,
                                              breadth=self.breadth, dummy=self.cfg.spec_dummy_draft,
                                              kv=self.dep.kv_precision, kv_dtype=self.cfg.args["kv_cache_dtype"])
+            fit = self.dep.fit
+            if fit is not None:
+                fam = fit_family(self.cfg.spec_algorithm)
+                req.acceptance.fitted = fit.acceptance.get(fam or "", {}).get(req.domain)
             collapse = self.collapse_fault
             if collapse is not None and req.log_metrics and req.index >= collapse[0]:
                 req.acceptance.collapse = collapse[1]

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..config.args import KV_DTYPES, ServerConfig
-from ..config.deployment import Deployment, DrafterSpec
+from ..config.deployment import Deployment, DrafterSpec, fit_family
 
 
 @dataclass
@@ -159,6 +159,16 @@ class StepTimeModel:
                 + self.moe_ms(tokens) + context_sum * self.kv_bytes / self.bw * 1e3
                 + tokens_per_req * context_sum * self.attn_ms_per_query_ctx + tokens * s.sample_per_token_ms)
 
+    def token_cost(self, tokens: int) -> float:
+        """What the tokens of a forward cost the target beyond its fixed part: routed experts, dense GEMMs,
+        sampling (ms)."""
+        return self.moe_ms(tokens) + tokens * (self.dense_gemm_ms + self.dep.step.sample_per_token_ms)
+
+    def token_shape(self, tokens: int) -> float:
+        """`token_cost` in units of the first extra token at batch 1 (a node fit's "moe" verify shape)."""
+        unit = self.token_cost(2) - self.token_cost(1)
+        return self.token_cost(int(tokens)) / unit if unit > 0 else float(tokens)
+
     # ------------------------------------------------------------------------------------------------ drafter
 
     def drafter_ms(self, batch: int, context_sum: float, steps: int | None = None) -> float:
@@ -192,12 +202,25 @@ class StepTimeModel:
         if batch <= 0:
             return 0.0
         n = self.tokens_per_req if tokens_per_req is None else tokens_per_req
+        fit = self.dep.fit
+        if fit is not None:  # a fitted node (--sim-node): its measured step model (core/measure/nodefit.py)
+            v = (fit.base_ms + fit.per_request_ms * (batch - 1) + fit.per_kctx_ms * context_sum / 1000
+                 + fit.per_qkctx_ms * (n - 1) * context_sum / 1000)
+            fam = fit_family(self.cfg.spec_algorithm)
+            if fam is not None:
+                shape = self.token_shape if fit.verify_shape == "moe" else float
+                v += (fit.spec_fixed_ms.get(fam, 0.0) + fit.draft_ms.get(fam, 0.0) * (n - 1)
+                      + fit.verify_ms.get(fam, 0.0) * (shape(batch * n) - shape(batch)))
+            return max(0.05, v)
         return self.target_ms(batch, context_sum, n) + self.drafter_ms(batch, context_sum, steps)
 
     def prefill_ms(self, chunks: list[tuple[int, int]]) -> float:
         """A prefill step over `chunks` [(new_tokens, earlier_tokens)], the drafter's prefill work included."""
         p = self.dep.prefill
         d = self.drafter
+        fit = self.dep.fit
+        if fit is not None and fit.prefill_fixed_ms is not None and fit.prefill_per_token_ms is not None:
+            return fit.prefill_fixed_ms + fit.prefill_per_token_ms * sum(new for new, _ in chunks)
         total = p.fixed_ms + max(0, len(chunks) - 1) * p.chunk_overhead_ms
         for new, earlier in chunks:
             total += new * p.per_token_ms + new * (earlier + new / 2.0) * p.attn_coef_ms
@@ -212,4 +235,6 @@ class StepTimeModel:
         d = self.drafter
         if d is None or d.family != "dflash" or new_tokens <= 0:
             return 0.0
+        if self.dep.fit is not None and self.dep.fit.prefill_fixed_ms is not None:
+            return 0.0  # a fitted node's TTFT already holds it
         return d.context_pass_fixed_ms + new_tokens * d.context_pass_per_token_ms
