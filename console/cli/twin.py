@@ -1,4 +1,4 @@
-"""`serving-console twin fit|check`: a twin of the operator's own node (docs/twin.md#a-twin-of-your-node).
+"""`serving-console twin fit|check`: a twin of the operator's own node (docs/twin.md#9-a-twin-of-your-node).
 
     twin fit DIR [DIR…] --out NODE.toml [--name N] [--base DEPLOYMENT]
         the node's step model, prefill, acceptance per family and domain, and capacity per arm, fitted from every

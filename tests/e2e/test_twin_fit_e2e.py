@@ -1,4 +1,4 @@
-"""`serving-console twin fit` and `twin check` end to end on recorded twin campaigns (docs/twin.md#a-twin-of-your-node):
+"""`serving-console twin fit` and `twin check` end to end on recorded twin campaigns (docs/twin.md#9-a-twin-of-your-node):
 campaign A (no-spec, EAGLE-3 d3 and d6 at 1 and 4 streams) is fitted to NODE.toml, campaign B (d5 and d7 at 2
 streams, arms A never ran) is checked against it; the node serves `bench --sim-node` and says so; missing cells and
 wrong files are refused in one line, exit 2.

@@ -21,16 +21,25 @@ B_CONC = (1, 2, 8)
 MAX_TOKENS = 512
 
 
-def hidden_node(base: Deployment | None = None) -> Deployment:
+def hidden_node(base: Deployment | None = None, seed: int | None = None) -> Deployment:
+    """The hidden node: the fixed perturbation above, or with `seed` one drawn (software x0.9-1.2, per-request
+    x0.8-1.4, HBM x0.75-1.05, attention x0.6-1.1, draft step x0.8-1.3, conditionals -0.06 to +0.03)."""
     d = base or load_deployment()
-    st = dataclasses.replace(d.step, software_base_ms=d.step.software_base_ms * 1.12,
-                             per_request_ms=d.step.per_request_ms * 1.3)
-    nd = dataclasses.replace(d.node, hbm_bandwidth_gbs=d.node.hbm_bandwidth_gbs * 0.8,
-                             attn_tflops=d.node.attn_tflops * 0.7)
+    f = (1.12, 1.3, 0.8, 0.7, 1.25, -0.04, -0.03)
+    if seed is not None:
+        import random
+        r = random.Random(seed)
+        dc = r.uniform(-0.06, 0.03)
+        f = (r.uniform(0.9, 1.2), r.uniform(0.8, 1.4), r.uniform(0.75, 1.05), r.uniform(0.6, 1.1),
+             r.uniform(0.8, 1.3), dc, dc + r.uniform(-0.01, 0.01))
+    st = dataclasses.replace(d.step, software_base_ms=d.step.software_base_ms * f[0],
+                             per_request_ms=d.step.per_request_ms * f[1])
+    nd = dataclasses.replace(d.node, hbm_bandwidth_gbs=d.node.hbm_bandwidth_gbs * f[2],
+                             attn_tflops=d.node.attn_tflops * f[3])
     e = d.drafters["eagle3"]
-    acc = {k: dataclasses.replace(v, c1_short=v.c1_short - 0.04, c1_long=v.c1_long - 0.03)
+    acc = {k: dataclasses.replace(v, c1_short=v.c1_short + f[5], c1_long=v.c1_long + f[6])
            for k, v in e.acceptance.items()}
-    e2 = dataclasses.replace(e, acceptance=acc, draft_step_ms=e.draft_step_ms * 1.25)
+    e2 = dataclasses.replace(e, acceptance=acc, draft_step_ms=e.draft_step_ms * f[4])
     return dataclasses.replace(d, step=st, node=nd, drafters={**d.drafters, "eagle3": e2})
 
 

@@ -1,4 +1,4 @@
-"""A twin of the operator's own node (docs/twin.md#a-twin-of-your-node): the node's parameters fitted from recorded
+"""A twin of the operator's own node (docs/twin.md#9-a-twin-of-your-node): the node's parameters fitted from recorded
 cells, each with its uncertainty and the cells it came from. Pure: cells in (`CellObs`), a `NodeFit` out; reading
 cells from disk is core/sessions/nodefile.py, serving as the fitted node is the twin's (`--sim-node`).
 
@@ -19,8 +19,8 @@ the cells is not identified and takes, in order, the session's verify-tax probe,
 deployment's own, and the file says which (`source`). Acceptance: per family and traffic domain, the conditional
 c_i = p_i / p_(i−1) of every measured position pooled over the cells' histograms (whatever depth each drafted),
 one curve per context the cells measured (cells within 1.41x pool), interpolated in log10(context) between them
-(`curve_at`): a chain drafter's horizon at very short context is a per-position effect no single shift holds. Prefill: median TTFT
-of single-stream cells against prompt tokens.
+(`curve_at`): a chain drafter's horizon at very short context is a per-position effect no single shift holds.
+Prefill: median TTFT of single-stream cells against prompt tokens.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A fitted node on disk (docs/twin.md#a-twin-of-your-node): recorded cells read as the fit's observations, and the
+"""A fitted node on disk (docs/twin.md#9-a-twin-of-your-node): recorded cells read as the fit's observations, and the
 NODE.toml `serving-console twin fit` writes (a [fit] section over a base deployment; the twin loads it with
 `--sim-node`, core/measure/nodefit.py has the model).
 
@@ -110,7 +110,7 @@ def _v(x: Any) -> str:
 
 def node_toml(fit: NodeFit, argv: list[str] | None = None) -> str:
     """The NODE.toml text of a fit (every parameter with its sd, where it came from and from how many cells)."""
-    lines = ["# A twin of a measured node: `serving-console twin fit` (docs/twin.md#a-twin-of-your-node).",
+    lines = ["# A twin of a measured node: `serving-console twin fit` (docs/twin.md#9-a-twin-of-your-node).",
              f"# {len(fit.cells)} cell observation(s); step model residual sd {fit.residual_sd_pct or 0:.1f}%.",
              "# Serve as this node: --sim-node THIS_FILE on sim, tui, bench, pair, sweep and probe.",
              "", "[fit]", f"name = {_q(fit.name)}", f"base = {_q(fit.base)}", f"fitted_utc = {_q(utc_iso())}"]

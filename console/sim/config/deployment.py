@@ -285,7 +285,7 @@ class FittedAcceptance:
 
 @dataclass(frozen=True)
 class NodeFitSpec:
-    """A node fitted from recorded cells (`serving-console twin fit`, docs/twin.md#a-twin-of-your-node): its step
+    """A node fitted from recorded cells (`serving-console twin fit`, docs/twin.md#9-a-twin-of-your-node): its step
     model replaces the physical one's decode/verify step, its prefill the prefill, its acceptance the drafters'
     (where fitted), its capacity the memory plan's (where measured)."""
 
