@@ -19,8 +19,8 @@ the cells is not identified and takes, in order, the session's verify-tax probe,
 deployment's own, and the file says which (`source`). Acceptance: per family and traffic domain, the conditional
 c_i = p_i / p_(i−1) of every measured position pooled over the cells' histograms (whatever depth each drafted),
 one curve per context the cells measured (cells within 1.41x pool), interpolated in log10(context) between them
-(`curve_at`): a chain drafter's horizon at very short context is a per-position effect no single shift holds.
-Prefill: median TTFT of single-stream cells against prompt tokens.
+(the twin's `FittedAcceptance`): a chain drafter's horizon at very short context is a per-position effect no
+single shift holds. Prefill: median TTFT of single-stream cells against prompt tokens.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class AcceptanceFit:
     """A family's acceptance on one domain at one context: the conditional c_i of every draft position measured
     (pooled over the cells' histograms whose mean context is within 1.41x of `context`; chain acceptance of
     position i does not depend on the depth drafted). A domain measured at several contexts has one of these per
-    context, and `curve_at` interpolates between them."""
+    context, and the twin interpolates between them (console/sim/config/deployment.py: `curve_at`)."""
 
     family: str
     domain: str
@@ -108,32 +108,6 @@ class AcceptanceFit:
     @property
     def c1(self) -> float:
         return self.conditionals_at[0]
-
-
-def curve_at(curves: Sequence[tuple[float, Sequence[float]]], context: float, k: int) -> list[float]:
-    """Conditionals c_1..c_k at `context` from curves measured at contexts [(context_j, [c_1, …])]: per position,
-    linear in log10(context) between the two nearest curves that measured it, the nearest one's outside their
-    span; a position no curve measured takes the position before it (the deepest measured conditional holds)."""
-    pts = sorted((math.log10(max(c, 1.0)), list(v)) for c, v in curves if v)
-    if not pts:
-        raise ValueError("curve_at: no measured curve")
-    x = math.log10(max(context, 1.0))
-    out: list[float] = []
-    for i in range(k):
-        have = [(lx, v[i]) for lx, v in pts if i < len(v)]
-        if not have:
-            out.append(out[-1] if out else 0.02)
-            continue
-        if x <= have[0][0]:
-            c = have[0][1]
-        elif x >= have[-1][0]:
-            c = have[-1][1]
-        else:
-            j = next(j for j in range(1, len(have)) if have[j][0] >= x)
-            (x0, c0), (x1, c1) = have[j - 1], have[j]
-            c = c0 + (c1 - c0) * (x - x0) / (x1 - x0)
-        out.append(min(0.98, max(0.02, c)))
-    return out
 
 
 @dataclass
@@ -390,17 +364,3 @@ def _fit_prefill(cells: Sequence[CellObs], base: dict[str, float]) -> dict[str, 
                                   "prefill scaled to the measured TTFT"),
                 "per_token_ms": Param(base["per_token_ms"] * k, None, "base", len(pts))}
     return {}
-
-
-def predicted_tau(fit: NodeFit, family: str, domain: str, draft_tokens: int, steps: int | None, context: float
-                  ) -> float | None:
-    """τ of a chain at `context` from the fitted conditionals (None when the fit has none for this family/domain)."""
-    curves = fit.acceptance_of(family, domain)
-    if not curves:
-        return None
-    k = steps if steps else max(1, draft_tokens - 1)
-    p, tau = 1.0, 1.0
-    for c in curve_at([(a.context, a.conditionals_at) for a in curves], context, k):
-        p *= c
-        tau += p
-    return tau

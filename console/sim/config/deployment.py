@@ -11,6 +11,7 @@ import dataclasses
 import math
 import random
 import tomllib
+from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
 from importlib import resources
 from pathlib import Path
@@ -273,14 +274,40 @@ class DrafterSpec:
 @dataclass(frozen=True)
 class FittedAcceptance:
     """A drafter's conditionals on one domain as `serving-console twin fit` measured them: one curve per context
-    the cells measured, interpolated in log10(context) (core/measure/nodefit.py: `curve_at`)."""
+    the cells measured, interpolated in log10(context) (`curve_at`)."""
 
     curves: tuple[tuple[float, tuple[float, ...]], ...]  #: ((context, (c_1, …)), …)
     temperature: float = 0.6  #: the sampling temperature the cells were measured at
 
     def at(self, context: float, k: int) -> list[float]:
-        from console.core.measure.nodefit import curve_at
         return curve_at(self.curves, context, k)
+
+
+def curve_at(curves: Iterable[tuple[float, Iterable[float]]], context: float, k: int) -> list[float]:
+    """Conditionals c_1..c_k at `context` from curves measured at contexts [(context_j, [c_1, …])]: per position,
+    linear in log10(context) between the two nearest curves that measured it, the nearest one's outside their
+    span; a position no curve measured takes the position before it (the deepest measured conditional holds)."""
+    pts = sorted((math.log10(max(c, 1.0)), list(v)) for c, v in curves)
+    pts = [(x, v) for x, v in pts if v]
+    if not pts:
+        raise ValueError("curve_at: no measured curve")
+    x = math.log10(max(context, 1.0))
+    out: list[float] = []
+    for i in range(k):
+        have = [(lx, v[i]) for lx, v in pts if i < len(v)]
+        if not have:
+            out.append(out[-1] if out else 0.02)
+            continue
+        if x <= have[0][0]:
+            c = have[0][1]
+        elif x >= have[-1][0]:
+            c = have[-1][1]
+        else:
+            j = next(j for j in range(1, len(have)) if have[j][0] >= x)
+            (x0, c0), (x1, c1) = have[j - 1], have[j]
+            c = c0 + (c1 - c0) * (x - x0) / (x1 - x0)
+        out.append(min(0.98, max(0.02, c)))
+    return out
 
 
 @dataclass(frozen=True)
