@@ -18,6 +18,9 @@ def add_parser(sub) -> None:
     r.add_argument("--html", nargs="?", const="", default=None, metavar="OUT",
                    help="write one self-contained HTML file (offline: no script, no fetch) for the session, cell, pair "
                         "or campaign; default OUT: DIR.html beside DIR (docs/reports.md)")
+    r.add_argument("--node", type=Path, default=None, metavar="NODE.toml",
+                   help="(campaign) a fitted node (`twin fit`): its prediction of every cell beside the measurement, "
+                        "in the text, --json ('predicted') and the HTML")
     r.add_argument("--plots", type=Path, default=None, metavar="PLOTS_DIR",
                    help="also write each plot as SVG and PNG into PLOTS_DIR, with a markdown report linking them")
 
@@ -28,15 +31,24 @@ def run(args: argparse.Namespace) -> int:
     from console.core.sessions.report import session_report
     if not args.dir.exists():
         raise ValueError(f"{args.dir}: no such session or cell directory")
+    from console.core.campaign.journal import is_campaign
+    predicted = None
+    if args.node is not None:
+        if not is_campaign(args.dir):
+            raise ValueError(f"--node: {args.dir} is not a campaign (`serving-console twin check NODE.toml DIR` "
+                             f"predicts the cells of any session)")
+        if not args.node.exists():
+            raise ValueError(f"--node {args.node}: no such node file (`serving-console twin fit … --out NODE.toml`)")
+        from console.cli.twin import check_rows
+        predicted = check_rows(args.node, args.dir)
     if args.html is not None or args.plots is not None:  # any kind, a campaign included (docs/reports.md)
         from console.core.report.write import write_report_files
-        for line in write_report_files(args.dir, html=args.html, plots=args.plots):
+        for line in write_report_files(args.dir, html=args.html, plots=args.plots, predicted=predicted):
             print(line)
         return EXIT_OK
-    from console.core.campaign.journal import is_campaign
     if is_campaign(args.dir):  # a campaign: routing table, curves and ladders recomputed from its rows
         from console.cli.sweep import report_campaign
-        return report_campaign(args)
+        return report_campaign(args, predicted)
     from console.core.sessions.pairs import pair_files, recompute_pair, report_markdown
     pfiles = pair_files(args.dir)
     if pfiles:

@@ -164,15 +164,21 @@ def print_analysis(console, a: dict[str, Any]) -> None:
     console.print(t)
 
 
-def report_campaign(args: argparse.Namespace) -> int:
+def report_campaign(args: argparse.Namespace, predicted: dict[str, Any] | None = None) -> int:
     from rich.console import Console
 
     from console.core.campaign.analysis import analyse
     res = analyse(args.dir)
+    if predicted is not None:
+        res["predicted"] = predicted
     if args.json:
         print(json.dumps({"campaign": res}, default=str))
-    else:
-        print_analysis(Console(), res)
+        return EXIT_OK
+    con = Console()
+    print_analysis(con, res)
+    if predicted is not None:
+        from console.cli.twin import print_check
+        print_check(con, predicted)
     return EXIT_OK
 
 

@@ -167,9 +167,23 @@ def check_rows(node: Path, d: Path) -> dict[str, Any]:
             "median_abs_error_pct": statistics.median(errs) if errs else None}
 
 
+def print_check(con, out: dict[str, Any]) -> None:
+    """The predicted-vs-measured table of a `check_rows` object."""
+    from rich.table import Table
+    t = Table(title=f"{out['node']}: predicted vs measured (median per-request tok/s, the modelled node's)")
+    for col in ("cell", "predicted", "measured", "error"):
+        t.add_column(col, justify="left" if col == "cell" else "right")
+    for c in out["cells"]:
+        mark = "" if c["acceptance_fitted"] else " (acceptance not fitted: the base's)"
+        t.add_row(c["key"] + mark, "—" if c["predicted_tok_s"] is None else f"{c['predicted_tok_s']:.1f}",
+                  f"{c['measured_tok_s']:.1f}", "—" if c["error_pct"] is None else f"{c['error_pct']:+.1f}%")
+    con.print(t)
+    m = out["median_abs_error_pct"]
+    con.print(f"median |error| {m:.1f}% over {len(out['cells'])} cell observation(s)" if m is not None else "no error")
+
+
 def _check(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.table import Table
     if not args.node.exists():
         raise ValueError(f"{args.node}: no such node file (`serving-console twin fit … --out NODE.toml` writes one)")
     if not args.dir.exists():
@@ -178,15 +192,5 @@ def _check(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out))
         return EXIT_OK
-    t = Table(title=f"{out['node']}: predicted vs measured (median per-request tok/s, the modelled node's)")
-    for col in ("cell", "predicted", "measured", "error"):
-        t.add_column(col, justify="left" if col == "cell" else "right")
-    for c in out["cells"]:
-        mark = "" if c["acceptance_fitted"] else " (acceptance not fitted: the base's)"
-        t.add_row(c["key"] + mark, "—" if c["predicted_tok_s"] is None else f"{c['predicted_tok_s']:.1f}",
-                  f"{c['measured_tok_s']:.1f}", "—" if c["error_pct"] is None else f"{c['error_pct']:+.1f}%")
-    con = Console()
-    con.print(t)
-    m = out["median_abs_error_pct"]
-    con.print(f"median |error| {m:.1f}% over {len(out['cells'])} cell observation(s)" if m is not None else "no error")
+    print_check(Console(), out)
     return EXIT_OK

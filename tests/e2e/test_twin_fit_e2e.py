@@ -72,9 +72,14 @@ def test_fit_writes_a_node_file_with_every_term_sourced(fitted):
     assert doc["capacity"] and doc["prefill"]["per_token_ms"]["source"] == "fitted"
 
 
-def test_check_predicts_arms_the_fit_never_saw(fitted):
+@pytest.fixture(scope="module")
+def held_out(fitted):
+    return _campaign(fitted[0], "fit-b", ["k26-eagle3-d5", "k26-eagle3-d7"], [2])
+
+
+def test_check_predicts_arms_the_fit_never_saw(fitted, held_out):
     tmp, _, node, _ = fitted
-    b = _campaign(tmp, "fit-b", ["k26-eagle3-d5", "k26-eagle3-d7"], [2])
+    b = held_out
     p = _cli("twin", "check", str(node), str(b), "--json")
     assert p.returncode == 0, p.stderr[-2000:]
     out = json.loads(p.stdout)
@@ -91,6 +96,25 @@ def test_check_predicts_arms_the_fit_never_saw(fitted):
     assert med <= 12.0
     table = _cli("twin", "check", str(node), str(b))
     assert table.returncode == 0 and "median |error|" in table.stdout and "predicted" in table.stdout
+
+
+def test_the_campaign_report_shows_predicted_beside_measured(fitted, held_out, tmp_path):
+    _, a, node, _ = fitted
+    p = _cli("report", str(held_out), "--node", str(node), "--json")
+    assert p.returncode == 0, p.stderr[-2000:]
+    pr = json.loads(p.stdout)["campaign"]["predicted"]
+    assert pr["node"] == "my-node" and len(pr["cells"]) >= 4 and pr["median_abs_error_pct"] is not None
+    text = _cli("report", str(held_out), "--node", str(node))
+    assert text.returncode == 0 and "routing table" in text.stdout and "predicted vs measured" in text.stdout
+    out = tmp_path / "b.html"
+    h = _cli("report", str(held_out), "--node", str(node), "--html", str(out))
+    assert h.returncode == 0, h.stderr[-2000:]
+    page = out.read_text()
+    assert 'id="predicted"' in page and "Predicted vs measured: fitted node my-node" in page
+    assert f"{pr['median_abs_error_pct']:.1f}%" in page
+    cell = next(iter(sorted((a / "node-node").glob("cell-*"))))
+    refused = _cli("report", str(cell), "--node", str(node))
+    assert refused.returncode == 2 and "is not a campaign" in refused.stderr
 
 
 def test_the_twin_serves_as_the_fitted_node_and_says_so(fitted):

@@ -18,6 +18,7 @@ from console.core.report.html import (
     _banner,
     _n,
     _provenance,
+    _Raw,
     _rel,
     _strip_figure,
     _table,
@@ -28,10 +29,15 @@ from console.core.sessions.report import cell_report
 from console.core.sessions.store import load_rows, read_json
 
 
-def campaign_page(d: Path) -> Report:
+def campaign_page(d: Path, predicted: dict[str, Any] | None = None) -> Report:
+    """`predicted`: a fitted node's predictions of the campaign's cells (`twin check --json`'s object), shown
+    beside the measurements (`report DIR --html --node NODE.toml`)."""
     from console.core.campaign.analysis import analyse
     d = Path(d)
-    return campaign_page_from(analyse(d), d)
+    a = analyse(d)
+    if predicted is not None:
+        a["predicted"] = predicted
+    return campaign_page_from(a, d)
 
 
 def _pct(v: float | None) -> str:
@@ -101,6 +107,9 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
                                                                          "analysis, measure/pairs.py)"],
             sorted(set(fig_rows)), "Green: a winner is called (same node, CI excludes 0); amber: no difference "
                                    "resolved, or the two ran on different nodes.")))
+
+    if a.get("predicted"):
+        rep.sections += _predicted_section(a["predicted"], d)
 
     # --- concurrency curves ---------------------------------------------------------------------------------
     curves = a.get("curves") or []
@@ -265,6 +274,25 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
     if plan.exists():
         rep.sections.append(f"<h3>The plan as run (plan.toml)</h3><pre class=\"plan\">{escape(plan.read_text())}</pre>")
     return rep
+
+
+def _predicted_section(pr: dict[str, Any], d: Path) -> list[str]:
+    """Predicted vs measured per cell and traffic domain: what the fitted node says each cell should have read."""
+    rows = []
+    for c in pr.get("cells") or []:
+        err = c.get("error_pct")
+        rows.append((_Wrap(escape(str(c.get("key")))), _n(c.get("predicted_tok_s")), _n(c.get("measured_tok_s")),
+                     _Raw(f'<b class="warn">{_pct(err)}</b>' if err is not None and abs(err) > 10 else _pct(err)),
+                     c.get("n"), "fitted" if c.get("acceptance_fitted") else "the base's"))
+    m = pr.get("median_abs_error_pct")
+    return [f'<h2 id="predicted">Predicted vs measured: fitted node {escape(str(pr.get("node")))}</h2>',
+            f'<p class="small">The fitted node ({escape(str(pr.get("node_file")))}; '
+            f'docs/twin.md#9-a-twin-of-your-node) played each cell in virtual time with its arm, prompt length, '
+            f'output length, concurrency and '
+            f'temperature: median per-request tok/s, the modelled node\'s. Median |error| '
+            f'<b>{"—" if m is None else f"{m:.1f}%"}</b> over {len(rows)} cell observations.</p>',
+            _table(["cell · arm · prompt set · domain · streams", "predicted", "measured", "error", "n",
+                    "acceptance"], rows)]
 
 
 def _campaign_doc(d: Path) -> dict[str, Any]:

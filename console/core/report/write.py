@@ -25,14 +25,15 @@ def kind_of(d: Path) -> str:
                      f"manifest.json or cell-*/); give one")
 
 
-def build(d: Path) -> Report:
-    """The report of a directory (kind detected: campaign, cell, pair or session)."""
+def build(d: Path, predicted: dict | None = None) -> Report:
+    """The report of a directory (kind detected: campaign, cell, pair or session). `predicted`: a fitted node's
+    predictions of a campaign's cells (`report --node`), shown beside them."""
     d = Path(d)
     if not d.is_dir():
         raise ValueError(f"{d}: no such directory; give a session, cell, pair or campaign directory")
     k = kind_of(d)
     if k == "campaign":
-        return campaign_page(d)
+        return campaign_page(d, predicted)
     if k == "cell":
         return cell_page(d)
     return session_page(d)
@@ -106,10 +107,11 @@ def plots_markdown(rep: Report, written: list[tuple[Figure, Path, Path]], rel_to
     return "\n".join(lines)
 
 
-def write_report_files(d: Path, html: str | Path | None = None, plots: Path | None = None) -> list[str]:
+def write_report_files(d: Path, html: str | Path | None = None, plots: Path | None = None,
+                       predicted: dict | None = None) -> list[str]:
     """What `report DIR --html [OUT] --plots PLOTS_DIR` writes; one printable line per file set. `html` "" means
     the default place (`default_out`); None writes no HTML."""
-    rep = build(d)
+    rep = build(d, predicted)
     lines = []
     if plots is not None:
         _writable(Path(plots), "PLOTS_DIR")
