@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 from pathlib import Path
 from typing import Any
@@ -131,13 +132,14 @@ def _fit(args: argparse.Namespace) -> int:
             f"{fit.residual_sd_pct or 0:.1f}%)")
     for k, p in fit.step.items():
         sd = f" ± {p.sd:.3f}" if p.sd is not None else ""
-        c.print(f"  step {k:<18} {p.value:9.4f}{sd} ms   {p.source}" + (f" ({p.cells} cells)" if p.cells else ""))
+        c.print(f"  step {k:<18} {p.value:9.4f}{sd} ms   {p.source}" + (f" ({p.cells} cells)" if p.cells else ""),
+                markup=False, emoji=False, highlight=False)
     for a in fit.acceptance:
         curve = " ".join(f"{x:.2f}" for x in a.conditionals_at)
         c.print(f"  acceptance {a.family} {a.domain:<5} conditionals {curve} at ~{a.context:.0f} tokens"
                 f" ({a.cells} cells)")
     for n in fit.notes:
-        c.print(f"  [yellow]note[/yellow]: {n}")
+        c.print(f"  note: {n}", markup=False, emoji=False, highlight=False)
     return EXIT_OK
 
 
@@ -194,3 +196,161 @@ def _check(args: argparse.Namespace) -> int:
         return EXIT_OK
     print_check(Console(), out)
     return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------- a campaign on paper
+
+#: a group's predicted winner is called settled when it wins in at least this share of the parameter draws
+SETTLED = 0.9
+
+
+def _perturbed_fit(node: Path, rng):
+    """One draw of the node's parameters from their uncertainty: every step and prefill term from N(value, sd)
+    (independently: the file keeps sds, not covariances, so this overstates the spread of terms the fit traded
+    against each other), every conditional from N(c, c(1 − c)/steps) of the verify steps it rests on."""
+    import tomllib
+
+    from console.sim.config.deployment import node_fit_from
+    raw = tomllib.loads(node.read_text())
+    f = raw["fit"]
+    for group in ("step", "prefill"):
+        for term in (f.get(group) or {}).values():
+            if isinstance(term, dict) and isinstance(term.get("sd"), (int, float)):
+                term["value"] = float(term["value"]) + rng.gauss(0.0, float(term["sd"]))
+    for a in f.get("acceptance") or []:
+        steps = list(a.get("verify_steps") or [])
+        a["conditionals"] = [min(0.98, max(0.02, c + rng.gauss(0.0, (c * (1 - c) / max(1, steps[i])) ** 0.5)))
+                             if i < len(steps) else c for i, c in enumerate(a["conditionals"])]
+    return node_fit_from(raw, node)
+
+
+def plan_forecast(plan, node: Path, draws: int = 8, seed: int = 0) -> dict[str, Any]:
+    """Every cell of `plan` predicted on the fitted node at `node` (virtual time, the plan's protocol, the prompt
+    set's mean prompt length), once at the fitted values and `draws` times more at parameters drawn from their
+    uncertainty; per prompt set and concurrency the predicted routing (the highest median per-request tok/s), the
+    share of draws in which it still wins, and the cells worth measuring: those of a group not settled (< 90% of
+    draws), and those whose acceptance the fit did not measure (the base deployment's), measured only at another
+    context (> 1.41x away), or that run more streams than the fitted cells did."""
+    import dataclasses
+    import random
+
+    from console.core.workload.prompts import load_set
+    from console.sim.config.deployment import DeploymentError, fit_family, load_deployment
+    from console.sim.model.calibrate import run_cell
+    try:
+        dep = load_deployment(node)
+    except DeploymentError as e:
+        raise ValueError(f"--sim-node: {e}") from None
+    if dep.fit is None:
+        raise ValueError(f"--sim-node {node}: not a node file (no [fit] section; `serving-console twin fit` "
+                         "writes one)")
+    import tomllib
+    fitraw = tomllib.loads(node.read_text())["fit"]
+    fitted_cells = [str(c) for c in fitraw.get("cells") or []]
+    rng = random.Random(seed)
+    deps = [dep] + [dataclasses.replace(dep, fit=_perturbed_fit(node, rng)) for _ in range(draws)]
+    ptoks: dict[str, int] = {}
+    cells: list[dict[str, Any]] = []
+    for cp in plan.cells():
+        arm = plan.arm(cp.arm).profile.arm
+        if cp.prompt_set not in ptoks:
+            pset = load_set(cp.prompt_set)
+            ptoks[cp.prompt_set] = round(sum(p.tokens for p in pset.prompts) / max(1, len(pset.prompts)))
+        argv = arm_argv(arm.algorithm, arm.verify_tokens, arm.steps, arm.topk)
+        if arm.kv_dtype not in ("auto", "", None):
+            argv += ["--kv-cache-dtype", arm.kv_dtype]
+        fam = fit_family(arm.algorithm)
+        med, agg = [], []
+        for d in deps:
+            try:
+                r = run_cell(argv, cp.domain, prompt_tokens=ptoks[cp.prompt_set], max_tokens=cp.protocol.max_tokens,
+                             n=max(4, cp.protocol.n, 2 * cp.concurrency), concurrency=cp.concurrency,
+                             temperature=cp.protocol.temperature if cp.protocol.temperature is not None else 0.6,
+                             dep=d)
+            except Exception as e:  # the node cannot serve the arm (a flag the base deployment refuses)
+                raise ValueError(f"--sim-node: the fitted node cannot serve {cp.key}: "
+                                 f"{' '.join(str(e).split())[:160]}") from None
+            med.append(r.median_tok_s)
+            agg.append(r.total_tokens / r.makespan_s if r.makespan_s else 0.0)
+        why = []
+        fa = dep.fit.acceptance.get(fam or "", {}).get(cp.domain)
+        ctx = ptoks[cp.prompt_set] + cp.protocol.max_tokens / 2
+        if fam is not None and fa is None:
+            why.append(f"{fam} acceptance on {cp.domain} not measured (the base deployment's)")
+        elif fam is not None and fa is not None and min(abs(math.log10(ctx / c0)) for c0, _ in fa.curves) > 0.15:
+            near = min((c0 for c0, _ in fa.curves), key=lambda c0: abs(math.log10(ctx / c0)))
+            why.append(f"{fam} acceptance on {cp.domain} measured only at ~{near:.0f} tokens of context (this cell "
+                       f"~{ctx:.0f})")
+        cells.append({"key": cp.key, "arm": cp.arm, "prompt_set": cp.prompt_set, "concurrency": cp.concurrency,
+                      "prompt_tokens": ptoks[cp.prompt_set], "predicted_tok_s": med[0],
+                      "interval_tok_s": _spread(med[1:]) if draws else None, "aggregate_tok_s": agg[0],
+                      "interval_aggregate_tok_s": _spread(agg[1:]) if draws else None, "_draws": med[1:],
+                      "worth_measuring": why})
+    conc_range = _fitted_range(fitted_cells)
+    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for c in cells:
+        groups.setdefault((c["prompt_set"], c["concurrency"]), []).append(c)
+        if conc_range and not (conc_range[0] <= c["concurrency"] <= conc_range[1]):
+            c["worth_measuring"].append(f"{c['concurrency']} streams outside the fitted {conc_range[0]}-"
+                                        f"{conc_range[1]}")
+    routing = []
+    for (ps, conc), cs in groups.items():
+        best = max(cs, key=lambda c: c["predicted_tok_s"])
+        wins = (sum(1 for i in range(draws) if max(cs, key=lambda c: c["_draws"][i]) is best) / draws
+                if draws and len(cs) > 1 else 1.0)
+        ranked = sorted(cs, key=lambda c: -c["predicted_tok_s"])
+        settled = wins >= SETTLED
+        if not settled:
+            for c in ranked[:2]:
+                c["worth_measuring"].append(f"would decide {ps} at c{conc}: {best['arm']} wins in {100 * wins:.0f}% "
+                                            f"of the parameter draws")
+        routing.append({"prompt_set": ps, "concurrency": conc, "winner": best["arm"],
+                        "runner_up": ranked[1]["arm"] if len(ranked) > 1 else None,
+                        "margin_pct": 100 * (ranked[0]["predicted_tok_s"] / ranked[1]["predicted_tok_s"] - 1)
+                        if len(ranked) > 1 and ranked[1]["predicted_tok_s"] else None,
+                        "p_win": wins, "settled": settled})
+    for c in cells:
+        c.pop("_draws")
+    return {"node": dep.fit.name, "node_file": str(node), "draws": draws, "cells": cells, "routing": routing,
+            "worth_measuring": [c["key"] for c in cells if c["worth_measuring"]]}
+
+
+def _spread(xs: list[float]) -> list[float] | None:
+    """The 5th and 95th percentiles of the draws."""
+    if len(xs) < 2:
+        return None
+    q = statistics.quantiles(xs, n=20, method="inclusive")
+    return [q[0], q[-1]]
+
+
+def _fitted_range(cells: list[str]) -> tuple[int, int] | None:
+    """The streams the fit's cells ran at, from their manifests (None when they cannot be read)."""
+    from console.core.sessions.store import read_json
+    cs = []
+    for c in cells:
+        try:
+            cs.append(int((read_json(Path(c) / "manifest.json").get("protocol") or {}).get("concurrency") or 1))
+        except (OSError, ValueError, AttributeError):
+            continue
+    return (min(cs), max(cs)) if cs else None
+
+
+def print_plan_forecast(con, out: dict[str, Any]) -> None:
+    from rich.table import Table
+    t = Table(title=f"on paper: fitted node {out['node']} ({out['draws']} draws of its parameters; median "
+                    f"per-request tok/s [5th, 95th], the modelled node's)", title_justify="left")
+    for col in ("set", "conc", "arm", "predicted", "aggregate", "worth measuring"):
+        t.add_column(col, justify="right" if col in ("conc", "predicted", "aggregate") else "left")
+    for c in out["cells"]:
+        iv = c["interval_tok_s"]
+        t.add_row(c["prompt_set"], str(c["concurrency"]), c["arm"],
+                  f"{c['predicted_tok_s']:.1f}" + (f" [{iv[0]:.1f}, {iv[1]:.1f}]" if iv else ""),
+                  f"{c['aggregate_tok_s']:.0f}", "; ".join(c["worth_measuring"]) or "—")
+    con.print(t)
+    for r in out["routing"]:
+        m = "" if r["margin_pct"] is None else f" by {r['margin_pct']:+.1f}% over {r['runner_up']}"
+        con.print(f"  {r['prompt_set']} c{r['concurrency']}: {r['winner']}{m}; wins in {100 * r['p_win']:.0f}% of "
+                  f"draws ({'settled' if r['settled'] else 'worth measuring'})", markup=False, highlight=False)
+    n = len(out["worth_measuring"])
+    con.print(f"{n} of {len(out['cells'])} cells worth renting for (they would change a decision, or the fit "
+              f"has not seen their like)", markup=False, highlight=False)

@@ -64,7 +64,8 @@ def fitted(tmp_path_factory):
 def test_fit_writes_a_node_file_with_every_term_sourced(fitted):
     _, a, node, doc = fitted
     assert doc["node"] == str(node) and doc["name"] == "my-node"
-    assert all(p["source"] == "fitted" for p in doc["step"].values()), doc["step"]
+    assert all(p["source"] in ("fitted", "dropped") for p in doc["step"].values()), doc["step"]
+    assert doc["step"]["base"]["source"] == "fitted" and doc["step"]["tax:EAGLE"]["source"] == "fitted"
     assert doc["step"]["tax:EAGLE"]["sd"] > 0 and doc["step"]["tax:EAGLE"]["cells"] >= 8
     assert {(c["family"], c["domain"]) for c in doc["acceptance"]} >= {("EAGLE", "tool"), ("EAGLE", "math")}
     text = node.read_text()
@@ -142,3 +143,34 @@ def test_refusals_are_one_line_exit_2(fitted, tmp_path):
         assert p.returncode == 2, (argv, p.stderr)
         lines = [x for x in p.stderr.splitlines() if x.strip()]
         assert len(lines) == 1 and words in lines[0] and "Traceback" not in p.stderr, (argv, p.stderr)
+
+
+def test_a_campaign_on_paper_names_the_cells_worth_renting_for(fitted, tmp_path):
+    tmp, _, node, _ = fitted
+    plan = tmp_path / "paper.toml"
+    plan.write_text(PLAN.format(name="paper", conc=[1, 16], arms='[[arms]]\nprofile = "k26-nospec"\n[[arms]]\n'
+                                                                 'profile = "k26-eagle3-d5"').replace(
+        'domains = ["tool", "math"]', 'domains = ["tool", "code"]'))
+    p = _cli("sweep", str(plan), "--sim", "--sim-node", str(node), "--dry-run", "--draws", "6", "--json",
+             "--sessions", str(tmp_path / "s"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    fc = json.loads(p.stdout)["plan_forecast"]
+    assert fc["node"] == "my-node" and fc["draws"] == 6 and len(fc["cells"]) == 8
+    for c in fc["cells"]:
+        lo, hi = c["interval_tok_s"]
+        assert lo <= hi and c["predicted_tok_s"] > 0 and c["aggregate_tok_s"] > 0
+    assert {(r["prompt_set"], r["concurrency"]) for r in fc["routing"]} == {
+        ("tool-short", 1), ("tool-short", 16), ("code-short", 1), ("code-short", 16)}
+    assert all(0 <= r["p_win"] <= 1 and r["winner"] in ("k26-nospec", "k26-eagle3-d5") for r in fc["routing"])
+    why = {c["key"]: " ".join(c["worth_measuring"]) for c in fc["cells"]}
+    # the fit saw code only in the health anchors (~120 tokens of context, not code-short's ~650) and never 16
+    # streams (its cells ran at 1 and 4): those cells are the ones to rent for
+    assert all("EAGLE acceptance on code measured only at ~" in w for k, w in why.items()
+               if "code" in k and "eagle3" in k)
+    assert all("16 streams outside the fitted 1-4" in w for k, w in why.items() if k.endswith("/c16"))
+    assert not why["k26-nospec@node/tool-short/c1"]
+    assert set(fc["worth_measuring"]) == {k for k, w in why.items() if w}
+    text = _cli("sweep", str(plan), "--sim", "--sim-node", str(node), "--dry-run", "--draws", "4",
+                "--sessions", str(tmp_path / "s"))
+    assert text.returncode == 0 and "on paper: fitted node my-node" in text.stdout and "worth renting for" in \
+        text.stdout

@@ -45,7 +45,11 @@ def test_held_out_cells_within_five_percent_and_the_tax_within_fifteen(fitted):
 
 def test_the_node_file_says_where_each_term_came_from(fitted):
     fit, node, _ = fitted
-    assert all(p.source == "fitted" for k, p in fit.step.items())
+    # every term fitted from the cells, or dropped as indistinguishable from 0 (backward elimination), and said so
+    assert all(p.source in ("fitted", "dropped") for k, p in fit.step.items())
+    assert fit.step["tax:EAGLE"].source == "fitted" and fit.step["verify:EAGLE"].source == "fitted"
+    assert all(any(n.startswith(f"{k}: the cells cannot tell it from 0") for n in fit.notes)
+               for k, p in fit.step.items() if p.source == "dropped")
     assert {(a.family, a.domain) for a in fit.acceptance} == {("EAGLE", "tool"), ("EAGLE", "math")}
     (ctx, cond), = node.fit.acceptance["EAGLE"]["math"].curves  # one context measured: one curve
     assert cond == pytest.approx(fit.acceptance_of("EAGLE", "math")[0].conditionals_at, abs=1e-6)

@@ -223,7 +223,7 @@ def _fit_steps(cells: Sequence[CellObs], name: str, base: str, base_step: dict[s
 
     X = np.array([[x_of(c)[k] for k in cols] for c in cells])
     y = np.array([decode_step_ms(c, prefill) for c in cells])
-    w = np.array([float(c.n) for c in cells])
+    w = np.array([float(c.n) for c in cells]) / y ** 2  # relative residuals: a cell's error in %, weighted by its rows
     fixed: dict[str, Param] = {}
     concs = {c.concurrency for c in cells}
     ctxs = {round(c.context, -1) for c in cells}
@@ -268,28 +268,41 @@ def _fit_steps(cells: Sequence[CellObs], name: str, base: str, base_step: dict[s
         raise FitError(f"twin fit: {len(cells)} cell observation(s) for {len(free)} step terms ({', '.join(free)}): "
                        f"record more cells (another depth, concurrency or context)")
     y_adj = y - sum(X[:, cols.index(k)] * p.value for k, p in fixed.items())
-    Xf = X[:, [cols.index(k) for k in free]]
     sw = np.sqrt(w)
-    beta, *_ = np.linalg.lstsq(Xf * sw[:, None], y_adj * sw, rcond=None)
-    resid = y_adj - Xf @ beta
-    dof = len(cells) - len(free)
-    s2 = float(np.sum(w * resid ** 2) / dof) if dof > 0 else None
-    try:
-        cov = np.linalg.inv((Xf * w[:, None]).T @ Xf) * s2 if s2 is not None else None
-    except np.linalg.LinAlgError:
-        cov = None
+    while True:  # backward elimination: a cost the cells cannot tell from 0 (|t| < 1, or < 0) is dropped, refit
+        Xf = X[:, [cols.index(k) for k in free]]
+        beta, *_ = np.linalg.lstsq(Xf * sw[:, None], y_adj * sw, rcond=None)
+        resid = y_adj - Xf @ beta
+        dof = len(cells) - len(free)
+        s2 = float(np.sum(w * resid ** 2) / dof) if dof > 0 else None
+        try:
+            cov = np.linalg.inv((Xf * w[:, None]).T @ Xf) * s2 if s2 is not None else None
+        except np.linalg.LinAlgError:
+            cov = None
+        sds = [float(math.sqrt(max(cov[i, i], 0.0))) if cov is not None else None for i in range(len(free))]
+        weak = [(beta[i] / sds[i] if sds[i] else (0.0 if beta[i] < 0 else math.inf), k)
+                for i, k in enumerate(free) if k != "base" and (beta[i] < 0 or (sds[i] is not None
+                                                                                and abs(beta[i]) < sds[i]))]
+        if not weak:
+            break
+        _, k = min(weak)
+        i = free.index(k)
+        fixed[k] = Param(0.0, None, "dropped", 0, f"{k}: the cells cannot tell it from 0 ({beta[i]:+.3g} ms"
+                         + (f" ± {sds[i]:.2g}" if sds[i] is not None else "") + "): 0")
+        free.remove(k)
     for i, k in enumerate(free):
-        sd = float(math.sqrt(max(cov[i, i], 0.0))) if cov is not None else None
-        out.step[k] = Param(float(beta[i]), sd, "fitted", int(np.count_nonzero(Xf[:, i])))
+        out.step[k] = Param(float(beta[i]), sds[i], "fitted", int(np.count_nonzero(Xf[:, i])))
     out.step.update(fixed)
     out.notes += [p.note for p in fixed.values() if p.note]
     for f in families:  # the verify tax as the reference defines it: one more depth at batch 1, d6 → d7, 10k
         d, v, q = out.step[f"draft:{f}"], out.step[f"verify:{f}"], out.step["per_qkctx"]
         unit = shape(8) - shape(7)
-        sds = [x for x in (d.sd, None if v.sd is None else v.sd * unit) if x is not None]
-        src = "fitted" if "fitted" in (d.source, v.source) else v.source
+        parts = [x for x in (d.sd, None if v.sd is None else v.sd * unit,
+                             None if q.sd is None else q.sd * TAX_CONTEXT / 1000) if x is not None]
+        src = "fitted" if "fitted" in (d.source, v.source, q.source) else v.source
         out.step[f"tax:{f}"] = Param(d.value + v.value * unit + q.value * TAX_CONTEXT / 1000,
-                                     math.sqrt(sum(x * x for x in sds)) if sds else None, src, max(d.cells, v.cells),
+                                     math.sqrt(sum(x * x for x in parts)) if parts else None, src,
+                                     max(d.cells, v.cells, q.cells),
                                      "derived: draft + verify · (S(8) − S(7)) + per_qkctx · 10: one more depth at "
                                      "batch 1 from d6 to d7 at 10k of context, as the published 0.397 ms is")
     pred = np.array([out.step_ms(c.concurrency, c.draft_tokens, c.context, c.family, shape) for c in cells])

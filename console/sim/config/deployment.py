@@ -409,7 +409,8 @@ def default_deployment_path() -> Path:
     return Path(str(resources.files("console.sim").joinpath("deployments", DEFAULT_DEPLOYMENT)))
 
 
-def _node_fit(raw: dict[str, Any], p: Path) -> NodeFitSpec:
+def node_fit_from(raw: dict[str, Any], p: Path) -> NodeFitSpec:
+    """The [fit] section of a node file (`raw`: the whole file) as the twin serves it."""
     f = raw["fit"]
     step = f.get("step") or {}
 
@@ -465,7 +466,7 @@ def load_deployment(path: str | Path | None = None) -> Deployment:
         bp = Path(base) if Path(base).is_absolute() else (p.parent / base)
         if not bp.exists():
             bp = default_deployment_path().parent / base
-        return dataclasses.replace(load_deployment(bp), fit=_node_fit(raw, p))
+        return dataclasses.replace(load_deployment(bp), fit=node_fit_from(raw, p))
     try:
         drafters: dict[str, DrafterSpec] = {}
         for family, d in raw.get("drafters", {}).items():
