@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
 def print_report(console, reports: list[dict[str, Any]]) -> None:
     from rich.table import Table
 
-    from console.core.sessions.report import time_scale_note
+    from console.core.sessions.report import simulated_note, time_scale_note
     for r in reports:
         t = Table(title=f"{r['label']}  ({r['profile']}{' · SIMULATED' if r['simulated'] else ''})",
                   title_justify="left")
@@ -174,6 +174,9 @@ def print_report(console, reports: list[dict[str, Any]]) -> None:
         t.add_row("engine", f"{r['engine_version']} · {r['speculative_algorithm'] or 'no speculation'}")
         t.add_row("prompt set", f"{r['prompt_set']} sha256 {str(r['prompt_set_sha256'])[:12]}…")
         t.add_row("rows", r["rows_path"])
+        sim = simulated_note(r.get("simulated"), r.get("sim_time_scale"), r.get("sim_node"))
+        if sim:
+            t.add_row("[magenta]simulated[/magenta]", sim)
         note = time_scale_note(r.get("sim_time_scale"), {"": r["median_tok_s"]})
         if note:
             t.add_row("[yellow]time scale[/yellow]", note)

@@ -31,11 +31,28 @@ def target_args(p: argparse.ArgumentParser, default_sim: bool = False) -> None:
                    help="(twin) extra twin flag, repeatable, e.g. --sim-arg=--sim-node-seed=3")
     p.add_argument("--sim-node", type=Path, default=None, metavar="NODE.toml",
                    help="(twin) serve as a node fitted from recorded cells (`serving-console twin fit`)")
+    port_arg(p)
     p.add_argument("--sessions", type=Path, default=None, help="sessions directory (default ./sessions)")
     p.add_argument("--force", action="store_true",
                    help="launch even when preflight finds errors (port bound, foreign GPU processes, missing paths)")
     p.add_argument("--stall-timeout", type=float, default=120.0, metavar="S",
                    help="abandon a streaming request after S seconds without a byte (default 120)")
+
+
+def port_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--port", type=port_number, default=None, metavar="N",
+                   help="the server's port instead of the profile's server.port (the twin takes a free port by "
+                        "itself when the profile's is busy, and says so)")
+
+
+def port_number(v: str) -> int:
+    try:
+        n = int(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--port {v}: give a port number, 1024-65535") from None
+    if not 1024 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"--port {v}: give a port number, 1024-65535")
+    return n
 
 
 def api_key_from_env(var: str | None) -> str | None:
@@ -77,9 +94,10 @@ def runtime_factory(args: argparse.Namespace, session_dir: Path | None = None):
     if not (sim or prof.is_sim):
         prof.api_key()  # an unset server.api_key_env is bad input now, not a failure after the launch view opens
     sim_args = twin_args(args.sim_arg, args.sim_time_scale, args.sim_node) if (sim or prof.is_sim) else []
+    port = getattr(args, "port", None)
     return lambda observer=None: Runtime(profile=prof, sim=sim, sim_args=sim_args, sessions=args.sessions,
                                          observer=observer, session_dir=session_dir, force=force,
-                                         stall_timeout_s=stall)
+                                         stall_timeout_s=stall, port=port)
 
 
 def make_runtime(args: argparse.Namespace, observer=None, session_dir: Path | None = None):

@@ -7,7 +7,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from console.cli.common import note_shadow
+from console.cli.common import note_shadow, port_arg
 from console.core.exits import EXIT_EMPTY, EXIT_OK
 from console.core.launch.profile import twin_args
 
@@ -45,6 +45,7 @@ def add_parser(sub) -> None:
     pa.add_argument("--sim-arg", action="append", default=[], metavar="ARG")
     pa.add_argument("--sim-node", type=Path, default=None, metavar="NODE.toml",
                     help="(twin) serve as a node fitted from recorded cells (`serving-console twin fit`)")
+    port_arg(pa)
     pa.add_argument("--sessions", type=Path, default=None)
     pa.add_argument("--force", action="store_true", help="launch even when preflight finds errors")
     pa.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -94,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
     async def go():
         rt = Runtime(profile=a, sim=args.sim, sim_args=sim_args if (args.sim or a.is_sim) else [],
                      sessions=args.sessions, session_slug=f"pair-{a.name}-vs-{b.name}", force=args.force,
+                     port=args.port,
                      observer=lambda ev: err.print(f"[red]{ev.text}[/red]") if isinstance(ev, E.Died) else None)
         try:
             await rt.start()
@@ -111,8 +113,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def pair_json(doc, ps, cmp, d) -> dict:
-    from console.core.sessions.pairs import pair_time_scale
+    from console.core.sessions.pairs import pair_simulated, pair_simulated_note, pair_time_scale
     return {
+        "simulated": pair_simulated(doc, Path(d))[0], "simulated_note": pair_simulated_note(doc, Path(d)),
         "a": doc["spec"]["a"], "b": doc["spec"]["b"], "order": doc["spec"]["order"],
         "interleaved": doc["spec"]["interleaved"],
         "a_median_tok_s": ps.a.median_tok_s, "b_median_tok_s": ps.b.median_tok_s, "a_n": ps.a.n, "b_n": ps.b.n,

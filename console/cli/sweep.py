@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from console.cli.common import port_arg
 from console.core.exits import EXIT_OK, EXIT_USAGE
 from console.core.fmt import num
 from console.core.launch.profile import twin_args
@@ -29,9 +30,15 @@ def add_parser(sub) -> None:
     sw.add_argument("--sim-arg", action="append", default=[], metavar="ARG", help="(twin) extra twin flag, repeatable")
     sw.add_argument("--sim-node", type=Path, default=None, metavar="NODE.toml",
                     help="(twin) serve as a node fitted from recorded cells (`serving-console twin fit`)")
+    port_arg(sw)
     sw.add_argument("--sessions", type=Path, default=None, help="sessions directory (default ./sessions)")
     sw.add_argument("--yes", action="store_true", help="start without asking (non-interactive runs start anyway)")
-    sw.add_argument("--dry-run", action="store_true", help="print the plan and its estimate, run nothing")
+    sw.add_argument("--dry-run", action="store_true",
+                    help="print the plan and its estimate, run nothing; with --sim --sim-node NODE.toml also every "
+                         "cell predicted on that fitted node with its uncertainty, the predicted routing and the "
+                         "cells worth measuring")
+    sw.add_argument("--draws", type=int, default=8, metavar="K",
+                    help="(--dry-run --sim-node) parameter draws for the predictions' uncertainty (default 8)")
     sw.add_argument("--force", action="store_true", help="launch even when preflight finds errors")
     sw.add_argument("--json", action="store_true", help="print the analysis as one JSON object on stdout")
 
@@ -68,6 +75,9 @@ def prepare(args: argparse.Namespace):
         sim_args = twin_args(args.sim_arg, args.sim_time_scale, args.sim_node) if sim else []
         scale = args.sim_time_scale if sim else None
         cdir = None
+    if getattr(args, "port", None) is not None and sim and plan.multi_node:
+        raise ValueError(f"--port {args.port}: the twin runs one server per node on this machine; leave --port out "
+                         "(each node's twin takes a free port)")
     probs = refusals(plan, sim=sim, sessions_root=root)
     if probs:
         raise PlanError(probs)
@@ -86,6 +96,13 @@ def run(args: argparse.Namespace) -> int:
     for ln in plan_lines(plan, est, sim=sim):
         err.print(ln, markup=False)
     if args.dry_run:
+        if sim and getattr(args, "sim_node", None) is not None:  # the campaign on paper (docs/twin.md §9)
+            from console.cli.twin import plan_forecast, print_plan_forecast
+            fc = plan_forecast(plan, args.sim_node, draws=args.draws)
+            if args.json:
+                print(json.dumps({"plan_forecast": fc}))
+            else:
+                print_plan_forecast(Console(), fc)
         return EXIT_OK
     if not args.yes and sys.stdin.isatty() and sys.stderr.isatty():
         err.print("start? [y/N] ", end="")
@@ -101,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
             err.print(ev.text, markup=False)
 
     runner = CampaignRunner(plan, cdir, sim=sim, sim_args=sim_args, sessions_root=root, estimate=est,
-                            observer=observer, force=args.force)
+                            observer=observer, force=args.force, port=args.port)
     code = EXIT_OK
     try:
         asyncio.run(runner.run(resume=resume))

@@ -57,6 +57,18 @@ def test_pair_d6_vs_d7_headless_and_report_recomputes(tmp_path):
     # measured on a time-compressed twin: the report says so and converts the medians back to the modelled node
     assert out["sim_time_scale"] == 4.0 and doc["sim_time_scale"] == 4.0
     assert "time scale ×4" in md and "modelled node's" in md and f"A {out['a_median_tok_s'] * 4:.1f}" in md
+    # every artifact of a twin run says SIMULATED, in the same words (#30 item 2)
+    from console.core.sessions.report import simulated_note
+    words = simulated_note(True, 4.0)
+    assert out["simulated"] is True and out["simulated_note"] == words
+    assert md.splitlines()[2] == f"**{words}**"
+    h = subprocess.run([sys.executable, "-m", "console.cli", "report", str(d), "--html", str(tmp_path / "p.html")],
+                       cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert h.returncode == 0, h.stderr
+    page = (tmp_path / "p.html").read_text()
+    from html import escape
+    assert escape(words.partition(": ")[2]) in page and "<b>SIMULATED</b>" in page
+    assert "SIMULATED: serving-console&#x27;s engine twin, answering as SGLang 0.5.23" in page  # provenance
     r = subprocess.run([sys.executable, "-m", "console.cli", "report", str(d), "--json"], cwd=REPO,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr

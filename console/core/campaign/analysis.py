@@ -189,10 +189,10 @@ def analyse(campaign_dir: Path) -> dict[str, Any]:
     planned = len(doc.get("cells") or [])
     done = sum(1 for c in cells if c.complete)
     notes = []
-    if doc.get("simulated"):
-        ts = doc.get("sim_time_scale")
-        notes.append("measured on the engine twin" + (f" at time scale ×{ts:g}" if ts and ts != 1 else "")
-                     + ": every figure is the modelled node's")
+    from console.core.sessions.report import simulated_note
+    sim_note = simulated_note(doc.get("simulated"), doc.get("sim_time_scale"))
+    if sim_note:
+        notes.append(sim_note)
     if len(nodes) > 1:
         notes.append("arms on different nodes ran in parallel: cross-node comparisons are uncontrolled (node draws "
                      "differ by ~10%) and printed with both anchors; a winner is called only from same-node evidence")
@@ -202,7 +202,8 @@ def analyse(campaign_dir: Path) -> dict[str, Any]:
         "schema": SCHEMA,
         "campaign": {"name": doc.get("name"), "dir": str(d), "created_utc": doc.get("created_utc"),
                      "plan_file": doc.get("plan_file"), "simulated": bool(doc.get("simulated")),
-                     "sim_time_scale": doc.get("sim_time_scale"), "kv_policy": doc.get("kv_policy"),
+                     "simulated_note": sim_note, "sim_time_scale": doc.get("sim_time_scale"),
+                     "kv_policy": doc.get("kv_policy"),
                      "cells_planned": planned, "cells_complete": done, "cells_skipped": len(skipped),
                      "complete": done + len(skipped) >= planned and planned > 0,
                      "nodes": [{"name": n, "label": v.get("label"), "usd_per_hour": v.get("usd_per_hour"),

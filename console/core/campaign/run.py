@@ -174,8 +174,10 @@ def metrics_sample(text: str) -> dict[str, Any]:
 class CampaignRunner:
     def __init__(self, plan: Plan, campaign_dir: Path, *, sim: bool, sim_args: list[str], sessions_root: Path,
                  estimate: Estimate | None = None, observer: Callable[[SweepEvent], None] | None = None,
-                 force: bool = False, sample_s: float = 0.1) -> None:
+                 force: bool = False, sample_s: float = 0.1, port: int | None = None) -> None:
         self.plan = plan
+        self.port = port
+        """--port N: every node's server listens on N (the profiles' server.port otherwise; the twin: free ports)."""
         self.dir = Path(campaign_dir)
         self.sim = sim
         self.sim_args = list(sim_args)
@@ -229,6 +231,8 @@ class CampaignRunner:
         return self.progress
 
     def _ports(self, n: int) -> list[int | None]:
+        if self.port is not None:
+            return [self.port] * n
         if not self.sim:
             return [None] * n
         out: list[int | None] = []

@@ -25,7 +25,7 @@ from console.core.report.html import (
     _Wrap,
     request_points,
 )
-from console.core.sessions.report import cell_report
+from console.core.sessions.report import cell_report, simulated_note
 from console.core.sessions.store import load_rows, read_json
 
 
@@ -58,11 +58,7 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
     rep = Report("campaign", f"Campaign {c.get('name')}", d)
     rep.time_scale = c.get("sim_time_scale")
     multi = len(c.get("nodes") or []) > 1
-    if c.get("simulated"):
-        ts = c.get("sim_time_scale")
-        rep.sections.append(_banner(rep, "engine twin" + (f" at time scale ×{ts:g}: it serves {ts:g}× faster than "
-                                                          f"the node it models" if ts and ts != 1 else "")
-                                    + "; every figure here is the modelled node's"))
+    rep.sections.append(_banner(rep, simulated_note(c.get("simulated"), c.get("sim_time_scale"))))
     doc = _campaign_doc(d)
     if doc.get("description"):
         rep.sections.append(f"<p>{escape(str(doc['description']))}</p>")
@@ -72,7 +68,7 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
         f"{'complete' if c.get('complete') else '<b>incomplete</b>'} · KV policy {escape(str(c.get('kv_policy')))} · "
         f"statistic: {escape(str(c.get('statistic')))}</p>")
     rep.sections += [f'<p class="warn">{escape(n)}</p>' for n in a.get("notes") or []
-                     if not n.startswith("measured on the engine twin")]
+                     if not n.startswith("SIMULATED")]
     cells = a.get("cells") or []
     arm_order = list(dict.fromkeys([x["arm"] for x in a.get("arms") or []] + [x["arm"] for x in cells]))
     arm_color = {name: P.color(i) for i, name in enumerate(arm_order)}  # one colour per arm on every plot

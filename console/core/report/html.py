@@ -27,7 +27,7 @@ from console.core.sessions.alarms import read_alarms
 from console.core.sessions.browse import arm_of
 from console.core.sessions.forecasts import cell_forecast
 from console.core.sessions.pairs import compute, pair_files, pair_time_scale
-from console.core.sessions.report import cell_figure_rows, cell_report, time_scale_note
+from console.core.sessions.report import cell_figure_rows, cell_report, simulated_note, time_scale_note
 from console.core.sessions.store import iter_cells, load_rows, read_json
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -253,7 +253,10 @@ def _provenance(base: Path, meta: dict[str, Any], cells: list[tuple[Path, dict[s
                ("python", node.get("python") or "—"),
                ("GPUs", gpus or f"none read ({node.get('gpu_state') or 'unknown'})"),
                ("driver", node.get("driver_version") or "—"),
-               ("engine (SGLang) version", ", ".join(engine_versions) or node.get("engine_version") or "—"),
+               ("engine (SGLang) version", ", ".join(engine_versions) or node.get("engine_version") or "—")
+               if not any(r.get("simulated") for _, r in cells) else
+               ("engine", "SIMULATED: serving-console's engine twin, answering as SGLang "
+                          + (", ".join(engine_versions) or "—")),
                ("console version (recorded)", node.get("console_version") or "—"),
                ("console version (this report)", __version__),
            ], "kv")]
@@ -338,11 +341,15 @@ def _cells_of(d: Path, skipped: list[str] | None = None) -> list[tuple[Path, dic
     return out
 
 
-def _banner(rep: Report, note: str | None) -> str:
+def _banner(rep: Report, note: str | None, detail: str | None = None) -> str:
+    """The SIMULATED banner: `note` is `simulated_note`'s sentence (the same words as report.md and --json),
+    `detail` a smaller line under it (the client clock's equivalents of a time-scaled run)."""
     if not note:
         return ""
     rep.simulated = True
-    return f'<p class="sim"><b>SIMULATED</b> — {escape(note)}</p>'
+    head, _, rest = note.partition(": ")
+    more = f'<br><span class="small">{escape(detail)}</span>' if detail else ""
+    return f'<p class="sim"><b>{escape(head)}</b>: {escape(rest)}{more}</p>'
 
 
 def _cell_sections(rep: Report, base: Path, cells: list[tuple[Path, dict[str, Any]]], prefix: str = "") -> None:
@@ -407,9 +414,8 @@ def cell_page(d: Path) -> Report:
     head = (f"<p class=\"headline\"><b>median {_n(r['median_tok_s'])} tok/s</b> (interpolated; n {r['n_included']} "
             f"in the statistic of {r['n']}; p10 {_n(r['p10_tok_s'])} / p90 {_n(r['p90_tok_s'])})"
             + (f" · <b>τ {r['tau']:.2f}</b>" if r.get("tau") is not None else "") + "</p>")
-    rep.sections.append(_banner(rep, time_scale_note(r.get("sim_time_scale"), {"": r["median_tok_s"]})
-                                or ("engine twin (time scale ×1): figures are the modelled node's"
-                                    if r.get("simulated") else None)))
+    rep.sections.append(_banner(rep, simulated_note(r.get("simulated"), r.get("sim_time_scale"), r.get("sim_node")),
+                                time_scale_note(r.get("sim_time_scale"), {"": r["median_tok_s"]})))
     rep.time_scale = r.get("sim_time_scale")
     rep.sections.append(head)
     rep.sections.append(_alarms_html([("", Alarm.from_json(a)) for a in r.get("alarms") or []],
@@ -457,10 +463,9 @@ def session_page(d: Path) -> Report:
     else:
         rep = Report("session", f"Session {d.name}", d)
     rep.time_scale = scale
-    note = time_scale_note(scale) if scale else (
-        "engine twin (time scale ×1): figures are the modelled node's" if any(r.get("simulated") for _, r in cells)
-        else None)
-    rep.sections.append(_banner(rep, note))
+    node = next((r.get("sim_node") for _, r in cells if r.get("sim_node")), None)
+    rep.sections.append(_banner(rep, simulated_note(any(r.get("simulated") for _, r in cells), scale, node),
+                                time_scale_note(scale)))
     rep.sections.append(_alarms_html(read_alarms(d), "Raised live by the console during this session, as recorded in "
                                                      "alarms.jsonl"))
     for k, pf in enumerate(reversed(pfs)):

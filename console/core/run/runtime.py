@@ -24,7 +24,7 @@ from console.core.fmt import utc_iso
 from console.core.launch.history import launch_history
 from console.core.launch.logparse import StartupProgress
 from console.core.launch.ports import free_port, port_in_use
-from console.core.launch.preflight import PreflightRefused, has_errors, preflight
+from console.core.launch.preflight import PreflightRefused, has_errors, preflight, try_bind
 from console.core.launch.process import EngineDied, EngineProcess, EngineTimeout, describe_exit
 from console.core.launch.profile import Profile, profile_from_server_info, profile_to_toml
 from console.core.redaction import redact_argv
@@ -67,9 +67,14 @@ class Runtime(Telemetry, Cells):
         session_dir: Path | None = None,
         force: bool = False,
         stall_timeout_s: float = 120.0,
+        port: int | None = None,
     ) -> None:
         if (profile is None) == (attach_url is None):
             raise ValueError("give a profile to launch or a URL to attach to (exactly one)")
+        if profile is not None and port is not None:
+            profile = replace(profile, port=port)
+        self.port_given = port is not None
+        """--port N: the operator's port, used as given (a busy one is preflight's refusal, as on a real engine)."""
         self.profile = profile.with_sim() if (profile is not None and sim) else profile
         self.attach_url = attach_url
         self.sim_args = list(sim_args or [])
@@ -186,9 +191,13 @@ class Runtime(Telemetry, Cells):
         prof = self.profile
         assert prof is not None and self.session is not None
         api_key = self._api_key if self._api_key is not None else prof.api_key()
-        if prof.is_sim and port_in_use(prof.host, prof.port):
-            prof = replace(prof, port=free_port())
+        if prof.is_sim and not self.port_given and (port_in_use(prof.host, prof.port)
+                                                     or try_bind(prof.host, prof.port) is not None):
+            # the twin needs no fixed port: take a free one and say so (a real engine's port is the operator's)
+            busy, prof = prof.port, replace(prof, port=free_port(prof.host if prof.host != "0.0.0.0" else "127.0.0.1"))
             self.profile = prof
+            self._emit(Preflight("warning", f"server.port {busy} on {prof.host} is busy: the engine twin listens on "
+                                            f"{prof.port} instead (--port N picks one)"))
         argvs = prof.node_argvs(api_key=api_key, extra=self.sim_args if prof.is_sim else [])
         argv = argvs[0]
         shown = redact_argv(argv)
@@ -352,6 +361,8 @@ class Runtime(Telemetry, Cells):
                 await asyncio.to_thread(self.engine.stop)
             for ne in self.node_engines:
                 await asyncio.to_thread(ne.stop)
+            if self.port_given and self.profile is not None:  # --port holds for every arm of the session
+                profile = replace(profile, port=self.profile.port)
             self.profile = profile.with_sim() if self.state.simulated and not profile.is_sim else profile
             if self.session is not None:  # the flipped arm, as a profile file, for reproduction
                 (self.session.dir / f"{profile.name}.toml").write_text(profile_to_toml(profile))

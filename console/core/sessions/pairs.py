@@ -13,7 +13,7 @@ from console.core.measure.launches import THIS_PAIR, LaunchReading
 from console.core.measure.pairs import LaunchPlan, PairStats, interval_notes, launch_ids, pair_stats, speeds
 from console.core.measure.plots import histogram_lines, position_bars
 from console.core.sessions.alarms import alarms_markdown
-from console.core.sessions.report import time_scale_note
+from console.core.sessions.report import simulated_note, time_scale_note
 from console.core.sessions.store import load_rows, read_json, write_json
 
 PAIR_SCHEMA = 2
@@ -160,6 +160,23 @@ def pair_files(session_dir: Path) -> list[Path]:
     return first + later
 
 
+def pair_simulated(doc: dict[str, Any], base: Path) -> tuple[bool, str | None]:
+    """(measured on the twin, the fitted node it served as) from the legs' manifests."""
+    sim, node = False, None
+    for leg in doc["legs"]:
+        mf = _resolve(base, leg["cell_dir"]) / "manifest.json"
+        if mf.exists():
+            m = read_json(mf)
+            sim = sim or bool(m.get("simulated"))
+            node = node or m.get("sim_node")
+    return sim, node
+
+
+def pair_simulated_note(doc: dict[str, Any], base: Path) -> str | None:
+    sim, node = pair_simulated(doc, base)
+    return simulated_note(sim, pair_time_scale(doc, base), node)
+
+
 def pair_time_scale(doc: dict[str, Any], base: Path) -> float | None:
     """The twin's time scale the legs were measured at (from their manifests); None on a real engine."""
     if "sim_time_scale" in doc:
@@ -177,7 +194,8 @@ def pair_time_scale(doc: dict[str, Any], base: Path) -> float | None:
 def report_markdown(doc: dict[str, Any], ps: PairStats, cmp: dict | None, base: Path) -> str:
     sp = doc["spec"]
     a, b = ps.a, ps.b
-    lines = [f"# Pair: {sp['a']} (A) vs {sp['b']} (B)", "",
+    sim = pair_simulated_note(doc, base)
+    lines = [f"# Pair: {sp['a']} (A) vs {sp['b']} (B)", "", *([f"**{sim}**", ""] if sim else []),
              f"**{ps.verdict}**", "",
              f"Order {sp['order']}{' (interleaved on one server)' if sp.get('interleaved') else ''} · prompt set "
              f"`{sp['protocol']['prompt_set']}` · n {sp['protocol']['n']} per leg · max tokens "

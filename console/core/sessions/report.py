@@ -87,6 +87,19 @@ def cell_figure_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
+def simulated_note(simulated: Any, scale: float | None = None, node: str | None = None) -> str | None:
+    """The one sentence every artifact of a twin run carries, in the same words (report.md, the HTML banner and
+    provenance, `--json`'s `simulated_note`, the text report); None for a real server's."""
+    if not simulated:
+        return None
+    s = "SIMULATED: measured on serving-console's engine twin, not on an SGLang server"
+    if node:
+        s += f", the twin serving as fitted node {node}"
+    if scale and scale != 1:
+        s += f", at time scale ×{scale:g} (it serves {scale:g}× faster than the node it models)"
+    return s + "; every figure is the modelled node's."
+
+
 def time_scale_note(scale: float | None, medians: dict[str, float | None] | None = None) -> str | None:
     """One line for figures measured on a time-compressed twin (`--sim-time-scale S`). The twin serves S× faster
     than the node it models; every figure the console prints is converted back (client-clock durations × S,
@@ -108,6 +121,7 @@ def bench_json(cell_dir: Path) -> dict[str, Any]:
     extra = ["n_included", "n_errors", "excluded", "implied_step_ms", "usd_per_m_tokens", "prompt_set",
              "prompt_set_sha256", "simulated", "sim_time_scale", "sim_node", "errors", "alarm", "alarms"]
     out = {k: r[k] for k in keys + extra}
+    out["simulated_note"] = simulated_note(r.get("simulated"), r.get("sim_time_scale"), r.get("sim_node"))
     scale = r.get("sim_time_scale")
     if scale and scale != 1:  # every figure above is the modelled node's; the client clock's, named as such
         out["wall_clock"] = {"time_scale": scale,
