@@ -99,3 +99,33 @@ async def test_w_opens_the_sweep_screen_and_it_outlives_escape(tmp_path):
         await pilot.press("w")
         await wait_until(pilot, lambda: isinstance(app.screen, SweepScreen), what="the screen again")
         assert app.screen is first  # the same screen: a campaign started there keeps its progress
+
+
+async def test_the_screen_opens_on_the_smallest_plan_and_asks_before_an_expensive_one(tmp_path):
+    """#30 item 4: with the shipped plans the screen opens on the one of fewest cells, never on `reference`
+    (120 cells, ~2.4 node-hours); starting `reference` asks first (its cells, node-hours and cost beside this
+    machine's wall time) and escape leaves nothing started; the estimate names modelled node time and wall time
+    apart."""
+    from console.ui.screens.sweep import CampaignConfirm, smallest_plan
+    from console.core.campaign.parse import plan_files
+    shipped = REPO / "console" / "shipped" / "profiles" / "campaigns"
+    files = plan_files(shipped)
+    small = smallest_plan(files)
+    assert small is not None and small.stem != "reference"
+    app = Host(lambda: SweepScreen(tmp_path, plans=shipped, sim=True, time_scale=8.0))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: loaded(app), what="the plan")
+        assert app.screen.choice == small
+        assert any("of this machine's wall time (the twin at time scale ×8)" in ln and "node-hours of the modelled "
+                   "node" in ln for ln in app.screen.lines), app.screen.lines
+    app = host(shipped, tmp_path, "reference")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: loaded(app), what="the plan")
+        sweep = app.screen
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, CampaignConfirm), what="the confirm box")
+        heading = app.screen.heading()
+        assert "Start campaign reference?" in heading and "120 cells" in heading and "node-hours" in heading
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is sweep, what="back")
+        assert sweep.runner is None and not list(tmp_path.glob("*campaign*"))

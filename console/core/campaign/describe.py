@@ -38,7 +38,10 @@ def plan_lines(plan: Plan, est: Estimate, *, sim: bool) -> list[str]:
                    + " · each arm anchored after its launch")
     src = est.sources()
     scale = f" at time scale ×{est.time_scale:g}" if est.time_scale != 1 else ""
-    out.append(f"  estimate: {fmt_duration(est.wall_s)} wall{scale}; {est.node_s / 3600:.2f} node-hours"
+    wall = (f"{fmt_duration(est.wall_s)} of this machine's wall time (the twin{scale})" if sim else
+            f"{fmt_duration(est.wall_s)} wall time")
+    node = "node-hours of the modelled node" if sim else "node-hours"
+    out.append(f"  estimate: {wall}; {est.node_s / 3600:.2f} {node}"
                + (f" ≈ ${est.usd:,.2f}" if est.usd is not None else " (no $/h in the profiles)")
                + " (" + ", ".join(f"{v} cells {k}" for k, v in sorted(src.items())) + "; launches: "
                + ", ".join(sorted({f'{v}' for v in est.launch_source.values()})) + ")")

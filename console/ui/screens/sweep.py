@@ -31,6 +31,7 @@ from console.core.campaign.run import CampaignRunner, SweepProgress, create_camp
 from console.core.exits import describe
 from console.core.fmt import num
 from console.core.launch.profile import twin_args
+from console.ui.widgets.confirm import ConfirmScreen
 from console.ui.widgets.footer import ConsoleFooter
 
 STATUS_STYLE = {"done": "green", "running": "bold cyan", "skipped": "yellow", "interrupted": "red", "pending": "dim"}
@@ -89,6 +90,48 @@ def routing_summary(a: dict[str, Any]) -> Group:
     return Group(*parts)
 
 
+#: a plan past either of these asks before it starts (the reference plan: 2.4 node-hours, ≈ $82 on its node)
+EXPENSIVE_NODE_HOURS = 1.0
+EXPENSIVE_USD = 25.0
+
+
+def expensive(est: Estimate) -> bool:
+    return est.node_s / 3600 > EXPENSIVE_NODE_HOURS or (est.usd or 0.0) > EXPENSIVE_USD
+
+
+def smallest_plan(files: list[Path]) -> Path | None:
+    """The plan the screen opens on: the one of fewest cells (a plan that does not parse counts as the largest),
+    so the expensive one is never a keystroke away by default."""
+    def size(f: Path) -> tuple[int, str]:
+        try:
+            return len(load_plan(f).cells()), f.stem
+        except ValueError:
+            return 1 << 30, f.stem
+    return min(files, key=size) if files else None
+
+
+class CampaignConfirm(ConfirmScreen):
+    """Starting a campaign past EXPENSIVE_NODE_HOURS or EXPENSIVE_USD: its size, its modelled node time and cost
+    beside this machine's wall time, then y to start."""
+
+    VERB = "start"
+
+    def __init__(self, plan: Plan, est: Estimate, sim: bool) -> None:
+        super().__init__()
+        self.plan, self.est, self.sim = plan, est, sim
+
+    def heading(self) -> str:
+        usd = f" ≈ ${self.est.usd:,.2f}" if self.est.usd is not None else ""
+        return (f"[b]Start campaign {self.plan.name}?[/b] {len(self.plan.cells())} cells, "
+                f"{self.est.node_s / 3600:.2f} node-hours{' of the modelled node' if self.sim else ''}{usd}")
+
+    def details(self) -> Text:
+        where = (f"on the twin: {fmt_duration(self.est.wall_s)} of this machine's wall time"
+                 if self.sim else f"{fmt_duration(self.est.wall_s)} of wall time on the node")
+        return Text(f"{where}; {self.plan.launches()} launches. A smaller plan (smoke) checks the machinery first.",
+                    style="dim")
+
+
 class SweepScreen(Screen[None]):
     BINDINGS = [Binding("escape", "app.pop_screen", "back (the campaign goes on)"),
                 Binding("ctrl+r", "start", "start campaign")]
@@ -121,7 +164,7 @@ class SweepScreen(Screen[None]):
         self.sim, self.time_scale = sim, time_scale
         self.sim_args = list(sim_args or []) or (twin_args((), time_scale) if sim else [])
         self.files = plan_files(self.plans_dir)
-        self.choice = next((f for f in self.files if f.stem == choose), self.files[0] if self.files else None)
+        self.choice = next((f for f in self.files if f.stem == choose), None) or smallest_plan(self.files)
         self.plan: Plan | None = None
         self.est: Estimate | None = None
         self.lines: list[str] = []
@@ -191,6 +234,15 @@ class SweepScreen(Screen[None]):
             if not self.ok and self.loaded:
                 self.notify("this plan cannot run: " + (self.lines[0] if self.lines else "see above"),
                             severity="error")
+            return
+        if self.est is not None and expensive(self.est):
+            self.app.push_screen(CampaignConfirm(self.plan, self.est, self.sim),
+                                 lambda ok: self._start() if ok else None)
+            return
+        self._start()
+
+    def _start(self) -> None:
+        if self.plan is None or self.runner is not None:
             return
         cdir = create_campaign(self.plan, self.sessions_root, sim=self.sim, time_scale=self.time_scale,
                                sim_args=self.sim_args)
