@@ -13,13 +13,16 @@ from rich.console import Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from console.core.arm import FAMILY_NAMES
+from console.core.arm import FAMILY_NAMES, Arm
 from console.core.fmt import num
 from console.core.launch.logparse import StartupProgress
 from console.core.measure import stats
 from console.core.measure.plots import bar, histogram_strip, sparkline
 from console.core.run.state import CellProgress, RuntimeState
 from console.core.sessions.adaptive import distribution_text
+
+#: the label of an arm without a drafter (its τ is 1 by definition)
+NO_SPEC_LABEL = Arm().label()
 
 
 def distribution(values: Sequence[float], width: int, unit: str = "tok/s") -> Text:
@@ -73,9 +76,10 @@ def status_line(state: RuntimeState, now_monotonic: float) -> Text:
     if srv is not None:
         t.append(f" · {srv.arm.short()}")
     t.append(f" · {state.phase}")
-    if state.ready_at is not None:
+    if state.ready_at is not None:  # launched: the server's uptime; attached: how long the console has watched it
         mins = int(now_monotonic - state.ready_at) // 60
-        t.append(f" · up {mins // 60}h{mins % 60:02d}m" if mins >= 60 else f" · up {mins} min")
+        span = f"{mins // 60}h{mins % 60:02d}m" if mins >= 60 else f"{mins} min"
+        t.append(f" for {span} (since attach)" if state.mode == "attach" else f" · up {span}")
     if state.session_dir:
         t.append(f" · session {state.session_dir}", style="dim")
     return t
@@ -93,7 +97,9 @@ def badge_text(state: RuntimeState, compact: bool = False) -> Text:
         t.append(" ")
         t.append(" SIMULATED ", style="bold black on magenta")
         if state.sim_node:
-            t.append(f" node {state.sim_node}" if compact else f" as fitted node {state.sim_node}", style="magenta")
+            scaled = bool(state.sim_time_scale and state.sim_time_scale != 1)
+            t.append(f" node {state.sim_node}" if compact else
+                     f" as fitted node {state.sim_node}" + (";" if scaled else ""), style="magenta")
         if state.sim_time_scale and state.sim_time_scale != 1:
             t.append(f" ×{state.sim_time_scale:g}" if compact else
                      f" time ×{state.sim_time_scale:g}: figures are the modelled node's", style="magenta")
@@ -495,7 +501,8 @@ def _arm_segment(a, cur: bool, full: bool) -> Text:
         anchor += f" ({a.anchor_pct:.0f}%)"
     if full:
         kv = f"KV {a.kv_capacity_tokens / 1000:.0f}K" if a.kv_capacity_tokens else "KV —"
-        t.append(f" [{anchor} · τ {num(a.anchor_tau, '.2f')} · {kv}]", style="dim")
+        tau = "1" if a.anchor_tau is None and a.label == NO_SPEC_LABEL else num(a.anchor_tau, ".2f")
+        t.append(f" [{anchor} · τ {tau} · {kv}]", style="dim")
     else:
         t.append(f" [{anchor}]", style="dim")
     return t
@@ -542,11 +549,12 @@ def fit_path(path: str, width: int) -> str:
 
 def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_rows: int = 8,
                dist_width: int = 40, height: int | None = None, width: int | None = None,
-               compact: bool = False) -> RenderableType:
+               compact: bool = False, speculative: bool | None = None) -> RenderableType:
     """The running (or last) cell. With `height` (the panel's inner lines) every part is fitted in that many
     lines, by priority: progress line, median line, p_i, forecast check, then the latest rows (≥ 3 when there is
     room), the distribution, the rows path, then more rows. `compact` (80×24) puts the median right under the
-    progress line, so both read first."""
+    progress line, so both read first. `speculative` False (a server without a drafter): every row's τ is 1 by
+    definition (stats.DEFINITIONS), as the acceptance panel says, not a missing figure."""
     c = cell if cell is not None else last
     if c is None:
         return Text("no cell yet — r runs a cell (choose set and protocol), a runs the health anchor; "
@@ -562,7 +570,8 @@ def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_
     foot.append("median ", style="dim")
     foot.append(num(s.median_tok_s), style="bold cyan")
     foot.append(f" tok/s (interp., n={s.n_included})  p10 {num(s.p10_tok_s)}  p90 {num(s.p90_tok_s)}  ", style="dim")
-    foot.append(f"TTFT med {num(s.ttft_median_s, '.3f', ' s')}  τ {num(s.tau, '.2f')}", style="dim")
+    tau_s = "1" if s.tau is None and speculative is False else num(s.tau, ".2f")  # no drafter: 1 by definition
+    foot.append(f"TTFT med {num(s.ttft_median_s, '.3f', ' s')}  τ {tau_s}", style="dim")
     speeds = [v for v in (stats.output_tok_s(r) for r in rows if r.ok and not r.flags) if v is not None]
     dist = distribution(speeds, width=max(8, min(60, dist_width))) if len(speeds) >= 2 else None
     pi = None
@@ -593,8 +602,10 @@ def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_
             t.add_column(col, justify=j, no_wrap=True)
         for r in (rows[-n:] if n else []):
             note = r.error or ",".join(r.flags)
+            tau = stats.request_tau(r)
             t.add_row(r.request_id[:22], num(stats.ttft_s(r), ".3f"), num(stats.output_tok_s(r)),
-                      num(stats.request_tau(r), ".2f"), num(r.completion_tokens, "d"),
+                      Text("1", style="dim") if tau is None and speculative is False and not r.error
+                      else num(tau, ".2f"), num(r.completion_tokens, "d"),
                       Text(note[:40], style="red" if r.error else "yellow"))
         return t
 

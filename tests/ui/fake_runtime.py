@@ -71,7 +71,7 @@ class FakeRuntime:
     last_startup_s = Runtime.last_startup_s
 
     def __init__(self, observer: Callable[[Event], None], phase: str = "ready", drafter: str = "eagle3",
-                 alarm: bool = False) -> None:
+                 alarm: bool = False, attached: bool = False) -> None:
         self.observer = observer
         name = "k26-dflash-b16" if drafter == "dflash" else "k26-eagle3-d6"
         self.profile = resolve_profile(str(Path(__file__).resolve().parents[2] / "console" / "shipped" / "profiles" / f"{name}.toml")).with_sim()
@@ -88,6 +88,12 @@ class FakeRuntime:
                                   argv=["python", "-m", "console.sim", "--model-path", "moonshotai/Kimi-K2.6",
                                         "--tp-size", "4"], log_path="sessions/x/engine-1.log")
         self._fill()
+        if attached:  # a server the console did not launch (--attach): a real one, watched since just now
+            import time
+            self.state.mode, self.state.phase, self.state.simulated = "attach", "attached", False
+            self.state.profile_name = "attached-gpu-node-30000"
+            self.state.ready_at = time.monotonic()
+            self.state.argv = []
         if alarm:  # what the rules raise when the drafter's acceptance collapsed (core/measure/health.py)
             from console.core.measure.health import CAUSES, Alarm
             self.state.alarms = [Alarm("dummy", "tool · tool", 812.4, 41,
@@ -105,6 +111,12 @@ class FakeRuntime:
                         speculative_num_draft_tokens=16, speculative_dflash_block_size=16,
                         speculative_draft_model_path="z-lab/Kimi-K2.6-DFlash")
         hists, ndt = (DFLASH_HISTS, 16) if dflash else (HISTS, 7)
+        nospec = self.drafter == "none"
+        if nospec:  # the same node without a drafter: no speculative fields on /server_info, none on the rows
+            for k in list(info):
+                if k.startswith("speculative_"):
+                    info[k] = None
+            ndt = 1
         st.server = ServerInfo.parse(info)
         st.metrics = metrics.snapshot((FIX / "metrics_eagle3_tp4.txt").read_text())
         st.gpu = GpuSnapshot("no_driver", "no NVIDIA driver on this host (NVML Shared Library Not Found); "
@@ -115,6 +127,10 @@ class FakeRuntime:
                                          first_tokens=1, prompt_tokens=10012)}
         mon.attach(inflight)
         rows = [row(i, 470.0 + 9 * i, hists[i % len(hists)]) for i in range(6)]
+        if nospec:
+            import dataclasses
+            rows = [dataclasses.replace(r, spec_verify_ct=None, spec_num_correct_drafts=None, spec_accept_rate=None,
+                                        spec_histogram=None) for r in rows]
         for r in rows:
             mon.record_finished(r)
         for k in range(40):  # a history that ramps up to ~500 tok/s
@@ -122,7 +138,8 @@ class FakeRuntime:
             mon.tick(now=1000.0 + 0.25 * k, now_ns=10_300_000_000)
         st.live = mon.snapshot
         st.arms.append(ArmRecord(profile=self.profile.name, label=st.server.arm.label(), kv_capacity_tokens=336000,
-                                 kv_cache_dtype="auto", startup_s=8.4, anchor_median_tok_s=492.5, anchor_tau=4.74,
+                                 kv_cache_dtype="auto", startup_s=8.4, anchor_median_tok_s=492.5,
+                                 anchor_tau=None if nospec else 4.74,
                                  anchor_n=6))
         done = CellProgress(label="health", total=8, done=6, status="done", cell_dir="sessions/x/cell-001-health",
                             rows=rows, running=False, arm_index=0, prompt_set="health")

@@ -19,11 +19,11 @@ def widget_text(app, selector: str) -> str:
 
 
 def app_with_fake(start: bool = False, phase: str = "ready", drafter: str = "eagle3",
-                  alarm: bool = False) -> tuple[ConsoleApp, list]:
+                  alarm: bool = False, attached: bool = False) -> tuple[ConsoleApp, list]:
     holder: list[FakeRuntime] = []
 
     def factory(observer):
-        rt = FakeRuntime(observer, phase=phase, drafter=drafter, alarm=alarm)
+        rt = FakeRuntime(observer, phase=phase, drafter=drafter, alarm=alarm, attached=attached)
         holder.append(rt)
         return rt
 
@@ -213,17 +213,34 @@ async def test_flip_cancel_and_kv_flip():
     assert holder[0].relaunched == []
 
 
-async def test_flips_refused_when_attached():
+async def test_flips_are_not_offered_when_attached():
+    """#30 item 6: on a server the console did not launch, the key bar offers no relaunch (- + f k), the keys do
+    nothing, the status line says how long the console has been attached (not 'up'), and a no-spec server's rows
+    read τ 1 as the acceptance panel does."""
     from console.ui.screens.flip import FlipScreen
-    app, holder = app_with_fake()
-    messages = []
-    async with app.run_test(size=(160, 48), message_hook=messages.append) as pilot:
-        holder[0].state.mode = "attach"
-        await pilot.press("plus")
-        await wait_until(pilot, lambda: notified(messages, "flips need a profile (--profile)"),
-                         what="the refusal toast")
+    app, holder = app_with_fake(attached=True, drafter="none")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: "attached for 0 min (since attach)" in widget_text(app, "#statusbar"), what="the status line")
+        for kind in ("depth+", "depth-", "family", "kv"):
+            assert app.screen.check_action("flip", (kind,)) is False
+        await wait_until(pilot, lambda: "r run" in widget_text(app, "#dashboard-footer"), what="the key bar")
+        keys = widget_text(app, "#dashboard-footer")
+        assert "depth" not in keys and "drafter" not in keys and " KV" not in keys and "run" in keys
+        for key in ("plus", "minus", "f", "k"):
+            await pilot.press(key)
+        await pilot.pause()
         assert not isinstance(app.screen, FlipScreen)
+        assert "τ = 1 by definition" in widget_text(app, "#acceptance")
+        cell = widget_text(app, "#cell")
+        assert "health-5#5" in cell and " — " not in cell.split("health-5#5")[1].splitlines()[0]
     assert holder[0].relaunched == []
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)])
+def test_attached_snapshot(snap_compare, size):
+    """Attached to a no-spec server: no relaunch keys, 'attached N min', rows' τ 1 (#30 item 6)."""
+    app, _ = app_with_fake(attached=True, drafter="none")
+    assert snap_compare(app, terminal_size=size)
 
 
 

@@ -239,6 +239,9 @@ class DashboardScreen(Screen[None]):
         if st.live is not None and len(st.live.running) >= BUSY_STREAMS and self._ticks % 2:
             return  # many streams: repaint at 2 Hz so frames compete less with the I/O thread's timestamps
         self._last_sig = sig
+        if st.mode != getattr(self, "_bindings_mode", None):  # attached: the relaunch keys leave the footer
+            self._bindings_mode = st.mode
+            self.app.refresh_bindings()
         up = int(now - st.ready_at) // 60 if st.ready_at is not None else None
         srv = _server_key(st.server)
         self._update("#statusbar", (st.phase, st.profile_name, srv, st.session_dir, up, _alarms_key(st)),
@@ -299,10 +302,13 @@ class DashboardScreen(Screen[None]):
         c = shown or last
         cell_h = self.query_one("#cell").content_size.height
         w_cell = inner("#cell", 60)
-        cell_key = (cc, cell_h, w_cell, None if c is None else (id(c), c.done, c.status, len(c.rows),
-                                                               id(c.summary), c.forecast_cmp is not None))
+        srv = st.server
+        spec = None if srv is None else srv.arm.speculative
+        cell_key = (cc, cell_h, w_cell, spec, None if c is None else (id(c), c.done, c.status, len(c.rows),
+                                                                     id(c.summary), c.forecast_cmp is not None))
         self._update("#cell", cell_key, lambda: render.cell_panel(
-            shown, last, dist_width=w_cell - 20, height=cell_h if cell_h > 0 else None, width=w_cell, compact=cc))
+            shown, last, dist_width=w_cell - 20, height=cell_h if cell_h > 0 else None, width=w_cell, compact=cc,
+            speculative=spec))
 
     def _layout_sig(self) -> object:
         """What the panels' fitted forms depend on besides the state: the cell's inner size (known only after a
@@ -400,6 +406,9 @@ class DashboardScreen(Screen[None]):
             return False
         if action in FOOTER_OPTIONAL and not parameters and self.size.width < NARROW_BELOW:
             return False  # out of the narrow footer; the same key's hidden binding runs the action
+        if action == "flip":  # a relaunch: not offered on a server the console did not launch (attached)
+            rt = self.runtime
+            return not (rt is not None and rt.state.mode == "attach")
         if action == "ack_alarms":  # in the footer only while an alarm waits for its acknowledgement
             rt = self.runtime
             return rt is not None and any(a.active and not a.acked for a in rt.state.alarms)
