@@ -63,6 +63,12 @@ async def test_startup_failure_names_the_error_line(tmp_path):
         assert [ev.text for ev in events if isinstance(ev, E.Died)] == [want]
     finally:
         await rt.stop()
+    # #30 item 7: the log stays where the error line names it, and the folder is a failed launch, not a session
+    from console.core.sessions.browse import list_sessions
+    (s,) = list_sessions(tmp_path)
+    assert Path(died.log_path).parent == s.dir and Path(died.log_path).exists()
+    assert s.only_a_failed_launch and s.failed_launch["error"] == want
+    assert s.failed_launch["profile"] == "k26-eagle3-d6" and s.failed_launch["log"] == Path(died.log_path).name
 
 
 async def test_flip_relaunches_with_new_depth_new_capacity_and_fresh_anchor(tmp_path):

@@ -362,3 +362,27 @@ def test_pair_report_snapshot(snap_compare, sessions):
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen) and pilot.app.screen.text is not None,
                          what="the report")
     assert snap_compare(browser(), terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_a_failed_launch_is_listed_as_one_not_as_a_session(tmp_path, monkeypatch):
+    """#30 item 7: a start that died before ready keeps its engine log (the error line names it) and is listed as a
+    failed launch with its error and log, not as a session of 'sglang ?'."""
+    import json as _json
+    monkeypatch.chdir(tmp_path)
+    d = Path("sessions") / "20260520T140000Z-k26-eagle3-d6"
+    d.mkdir(parents=True)
+    err = "engine died before ready (exit code 2): python -m console.sim: error: unrecognized arguments: --x"
+    (d / "engine-1.log").write_text("python -m console.sim: error: unrecognized arguments: --x\n")
+    (d / "session.json").write_text(_json.dumps({
+        "schema": 1, "created_utc": "2026-05-20T14:00:00Z", "slug": "k26-eagle3-d6", "node": {"hostname": "h"},
+        "arms": [{"profile": "k26-eagle3-d6", "argv": [], "log": "engine-1.log"}],
+        "failed_launch": {"profile": "k26-eagle3-d6", "error": err, "log": "engine-1.log",
+                          "utc": "2026-05-20T14:00:09Z"}}))
+    app = browser()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: loaded(app), what="the listing")
+        text = widget_text(app, "DataTable")
+        assert "k26-eagle3-d6 · failed launch of k26-eagle3-d6: engine died before ready (exit c" in text
+        assert "sglang ?" not in text
+        detail = widget_text(app, "#detail")
+        assert "never became ready" in detail and "engine-1.log" in detail and "unrecognized arguments" in detail

@@ -253,6 +253,8 @@ class Runtime(Telemetry, Cells):
             msg = f"engine died before ready ({describe_exit(e.returncode)}): {e.error_line or 'no error line'}" \
                 if isinstance(e, EngineDied) else str(e)
             self.state.error = msg
+            self.session.update_meta(failed_launch={"profile": prof.name, "error": msg, "log": log.name,
+                                                    "utc": utc_iso()})
             self._emit(Died(msg, str(log)))
             if self.engine is not None:
                 self.engine.stop(timeout_s=5)

@@ -109,10 +109,18 @@ class SessionSummary:
     simulated: bool = False
     sim_time_scale: float | None = None
     problem: str | None = None
+    failed_launch: dict[str, Any] | None = None
+    """The last launch that died before ready ({profile, error, log, utc}), as the runtime recorded it."""
 
     @property
     def name(self) -> str:
         return self.dir.name
+
+    @property
+    def only_a_failed_launch(self) -> bool:
+        """Nothing recorded but a launch that never became ready (its engine log kept, where the error names it):
+        listed as a failed launch, not as a session."""
+        return self.failed_launch is not None and not self.cells and not self.pairs
 
     @property
     def complete(self) -> bool:
@@ -288,6 +296,8 @@ def read_session(d: Path) -> SessionSummary:
     s.hostname = node.get("hostname")
     s.engine_version = meta.get("engine_version") or node.get("engine_version")
     s.attached = meta.get("attached")
+    fl = meta.get("failed_launch")
+    s.failed_launch = fl if isinstance(fl, dict) else None
     for arm in meta.get("arms") or []:
         name = arm.get("profile") if isinstance(arm, dict) else None
         if name and name not in s.arms:

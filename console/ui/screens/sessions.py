@@ -374,6 +374,14 @@ class SessionsScreen(BackScreen):
             else "%Y-%m-%d"
         when = Text(f"{fold} {local_time(s.created, self.tz, fmt)} {ago(s.created, now)}", style="bold")
         notes = Text(s.slug, style="bold")
+        if s.only_a_failed_launch and s.failed_launch is not None:
+            fl = s.failed_launch
+            notes.append(f" · failed launch of {fl.get('profile') or '?'}: {fl.get('error')}", style="red")
+            notes.append(f" · log {s.dir / str(fl.get('log'))}", style="dim")
+            table.add_row("", Text(f"  {local_time(s.created, self.tz, '%m-%d %H:%M')} {ago(s.created, now)}",
+                                   style="dim"), "", "", "", "", "", _state("!"), notes, key=f"s:{s.name}")
+            self.entries[f"s:{s.name}"] = ("session", s, s)
+            return
         notes.append(f" · {s.hostname or 'host ?'} · sglang {s.engine_version or '?'}", style="dim")
         if s.simulated:
             notes.append(" · SIMULATED", style="magenta")
@@ -450,6 +458,11 @@ class SessionsScreen(BackScreen):
         kind, s, obj = cur
         t = Text()
         now = self._now()
+        if kind == "session" and s.only_a_failed_launch and s.failed_launch is not None:
+            fl = s.failed_launch
+            t.append(f"{s.name}: a launch of {fl.get('profile') or '?'} that never became ready", style="bold red")
+            t.append(f"\n{fl.get('error')}\nengine log: {s.dir / str(fl.get('log'))}")
+            return t
         if kind == "session":
             t.append(s.name, style="bold")
             t.append(f"  created {local_time(s.created, self.tz)} ({ago(s.created, now)}) · host "
