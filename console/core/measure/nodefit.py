@@ -70,10 +70,12 @@ class CellObs:
 
     @property
     def family(self) -> str | None:
-        return _family(self.algorithm)
+        return family_of(self.algorithm)
 
 
-def _family(algorithm: str | None) -> str | None:
+def family_of(algorithm: str | None) -> str | None:
+    """The family the fit keys a drafter's terms by (the twin's `fit_family` says the same on its side of the
+    layers): EAGLE for EAGLE, EAGLE3, STANDALONE, NEXTN; else the algorithm."""
     if not algorithm:
         return None
     a = algorithm.upper()

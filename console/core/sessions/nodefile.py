@@ -16,7 +16,7 @@ from typing import Any
 
 from console.core.fmt import utc_iso
 from console.core.measure import stats
-from console.core.measure.nodefit import CellObs, NodeFit
+from console.core.measure.nodefit import CellObs, NodeFit, family_of
 from console.core.sessions.probes import session_probe
 from console.core.sessions.store import find_cells, load_rows, read_json
 
@@ -71,7 +71,7 @@ def cell_observations(dirs: Iterable[Path]) -> tuple[list[CellObs], dict[str, tu
             if algo:
                 t = session_probe(cell)
                 if t is not None and t.source == "probed":
-                    fam = "EAGLE" if algo.upper() in ("EAGLE", "EAGLE3", "STANDALONE", "NEXTN") else algo.upper()
+                    fam = family_of(algo) or algo.upper()
                     sd = (t.ci_ms[1] - t.ci_ms[0]) / 3.92 if t.ci_ms else None
                     probes.setdefault(fam, (t.ms, sd))
     return out, probes
