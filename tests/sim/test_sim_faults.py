@@ -98,6 +98,8 @@ def test_specs_parse_to_canonical_params():
     assert parse_fault("acceptance-collapse:after_requests=20").params == (("after_requests", 20), ("factor", 0.0))
     assert parse_fault("acceptance-collapse:after_requests=0,factor=0.5").params == (
         ("after_requests", 0), ("factor", 0.5))
+    assert parse_fault("prefill-stall:after_requests=17,seconds=3").params == (
+        ("after_requests", 17), ("seconds", 3.0), ("batch", 2))
 
 
 @pytest.mark.parametrize("spec, reason", [
@@ -117,6 +119,9 @@ def test_specs_parse_to_canonical_params():
     ("flush-busy:count=2,count=3", "key 'count' given twice"),
     ("acceptance-collapse", "acceptance-collapse needs after_requests="),
     ("acceptance-collapse:after_requests=3,factor=1.5", "factor must be in [0, 1]"),
+    ("prefill-stall:after_requests=3", "prefill-stall needs seconds="),
+    ("prefill-stall:after_requests=3,seconds=0", "seconds must be > 0"),
+    ("prefill-stall:after_requests=3,seconds=1,batch=0", "batch must be >= 1"),
 ])
 def test_bad_spec_reasons(spec, reason):
     with pytest.raises(FaultSpecError, match="^" + re.escape(reason)):

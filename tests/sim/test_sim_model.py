@@ -247,6 +247,27 @@ def test_first_long_prefill_pays_a_one_time_jit():
     assert ttft[1] == pytest.approx(ttft[2], rel=0.05)
 
 
+def test_prefill_stall_fault_is_paid_once_by_the_first_batched_prefill_past_its_request_index():
+    """--sim-fault prefill-stall: the first prefill step batching >= `batch` requests of index >= after_requests
+    takes `seconds` more, shared by both of its requests; a lone request before it and every later batch do not."""
+    from console.sim.model.calibrate import MODEL, REFERENCE_MEM_FRACTION
+    argv = MODEL + ["--mem-fraction-static", REFERENCE_MEM_FRACTION,
+                    "--sim-fault", "prefill-stall:after_requests=1,seconds=2"] + ARMS["nospec"]
+    ns, sim = parse_argv(argv)
+    engine = Engine(cfg := resolve_server_args(ns, sim, argv, DEP), DEP, plan_memory(cfg, DEP))
+
+    def wave(tag, k):
+        reqs = [SimRequest(rid=f"{tag}{i}", prompt_tokens=500, max_new_tokens=4, ignore_eos=True,
+                           prompt_hash=hash((tag, i))) for i in range(k)]
+        run_requests(engine, reqs)
+        return [r.first_token_s - r.arrival_s for r in reqs]
+    lone = wave("a", 1)          # index 0: before after_requests, and alone
+    stalled = wave("b", 2)       # indices 1, 2: the first batch of two past index 1
+    later = wave("c", 2)
+    assert lone[0] < 0.5 and max(later) < 0.5
+    assert min(stalled) - max(later) == pytest.approx(2.0, abs=0.1)  # both requests of the step wait
+
+
 def test_prefix_cache_hits_on_a_repeated_prompt():
     engine = build_engine(ARMS["nospec"])
     first = SimRequest(rid="a", prompt_tokens=5000, max_new_tokens=4, prompt_hash=1, prefix_keys=[(11, 4000), (12, 5000)])

@@ -262,6 +262,8 @@ def build_sim_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
                         "times, or always). "
                         "'acceptance-collapse:after_requests=N[,factor=F]' - after N generation requests, "
                         "every draft conditional acceptance is F times what it was (default 0: tau 1). "
+                        "'prefill-stall:after_requests=N,seconds=S[,batch=B]' - once, the first prefill step "
+                        "batching B (default 2) or more requests of index >= N takes S more modelled seconds. "
                         "Stream faults hit streaming chat and /generate requests (with every=K only each K-th one "
                         "since ready). GET /sim/info lists the active faults. Details: "
                         "console/sim/config/faultspec.py.")

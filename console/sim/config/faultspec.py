@@ -45,6 +45,12 @@ a command-line error, exit status 2, one line naming it):
                                         draft weights; 0.5: a drafter half as good) at the unchanged step cost,
                                         as a draft checkpoint swapped under a running server would. Needs a
                                         speculative launch; the server's figures (meta_info, /metrics) say so.
+  prefill-stall:after_requests=N,seconds=S[,batch=B]
+                                        once: the first prefill step that batches B or more generation requests
+                                        (default 2), every one of index >= N since the server got ready (counted
+                                        as acceptance-collapse counts), takes S more modelled seconds — every
+                                        request in that step waits, as for the twin's own first-long-prefill JIT
+                                        (a one-time compile or page-in of a batched shape that no warm-up met).
 
 The stream faults (stall, malformed-chunk, truncate) apply to streaming chat and /generate requests; with every=K
 only to the K-th, 2K-th, ... streaming request since the server got ready (default every=1: all). "Once N tokens
@@ -106,6 +112,7 @@ _KEYS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     "slow-start": (("factor",), {}),
     "flush-busy": ((), {"count": "always"}),
     "acceptance-collapse": (("after_requests",), {"factor": "0"}),
+    "prefill-stall": (("after_requests", "seconds"), {"batch": "2"}),
 }
 
 
@@ -175,6 +182,10 @@ def parse_fault(text: str) -> FaultSpec:
     elif kind == "acceptance-collapse":
         p["after_requests"] = _int("after_requests", vals["after_requests"], 0)
         p["factor"] = _float("factor", vals["factor"], 0.0, 1.0, lo_open=False)
+    elif kind == "prefill-stall":
+        p["after_requests"] = _int("after_requests", vals["after_requests"], 0)
+        p["seconds"] = _float("seconds", vals["seconds"], 0.0)
+        p["batch"] = _int("batch", vals["batch"], 1)
     return FaultSpec(spec=text, kind=kind, params=tuple(p.items()))
 
 

@@ -343,6 +343,11 @@ class Engine:
         self.total_prefill_busy_us = 0
         self.decode_moments = [0.0] * 6
         self._jit_pending = dep.prefill.jit_first_long_prefill_ms > 0
+        stall = next((f for f in cfg.sim.faults if f.kind == "prefill-stall"), None)
+        #: the prefill-stall fault, until spent: (first request index, extra ms, requests in the step)
+        self.stall_fault: tuple[int, float, int] | None = (
+            (stall.get("after_requests"), 1000.0 * stall.get("seconds"), stall.get("batch"))
+            if stall is not None else None)
 
     # ------------------------------------------------------------------------------------------------ requests
 
@@ -511,6 +516,10 @@ class Engine:
         if self._jit_pending and new_tokens >= self.dep.prefill.jit_min_tokens:
             ms += self.dep.prefill.jit_first_long_prefill_ms  # Triton JIT of the long prefill shape, once
             self._jit_pending = False
+        sf = self.stall_fault
+        if sf is not None and len(reqs) >= sf[2] and all(r.log_metrics and r.index >= sf[0] for r in reqs):
+            ms += sf[1]  # the prefill-stall fault: once, shared by every request of this step
+            self.stall_fault = None
         return StepPlan("prefill", ms / 1000.0, reqs, chunks=chunks,
                         graph=(self.prefill_graphs and new_tokens <= self.prefill_graph_max
                                and not any(r.has_image for r in reqs)))
