@@ -144,7 +144,8 @@ def print_analysis(console, a: dict[str, Any]) -> None:
                   markup=False, highlight=False)
     for n in a.get("notes") or []:
         console.print(f"  {n}", markup=False, highlight=False)
-    t = Table(title="routing table (median per-request tok/s; Δ vs runner-up, bootstrap 95% CI)", title_justify="left")
+    t = Table(title="routing table (median per-request tok/s; Δ vs runner-up, bootstrap 95% CI with the launch part)",
+              title_justify="left")
     for col in ("set", "conc", "decision", "arms: tok/s · τ · step ms · $/M · KV · anchor"):
         t.add_column(col)
     for r in a["routing"]:
@@ -152,7 +153,8 @@ def print_analysis(console, a: dict[str, Any]) -> None:
                          f"{num(x['tau'], '.2f')} · {num(x['implied_step_ms'], '.2f')} · "
                          f"{num(x['usd_per_m_tokens'], '.2f')} · {num(x['kv_capacity_tokens'], ',')} · "
                          + "/".join(num(an['median_tok_s']) for an in x["anchors"]) for x in r["arms"])
-        t.add_row(r["prompt_set"], str(r["concurrency"]), r["decision"], arms)
+        t.add_row(r["prompt_set"], str(r["concurrency"]),
+                  r["decision"] + (f"\n! {r['disagreement']}" if r.get("disagreement") else ""), arms)
     console.print(t)
     t = Table(title="concurrency curves (aggregate tok/s · per-stream median · TTFT p50/p99 s · KV use · queue)",
               title_justify="left")

@@ -63,6 +63,18 @@ def test_smoke_campaign_end_to_end_and_report_recomputes(tmp_path):
     assert len(spec) == 2 and all(cv["net_negative"]["vs"] == "k26-nospec" for cv in spec)
     assert all([p_["concurrency"] for p_ in cv["points"]] == [1, 4] for cv in a["curves"])
     assert {ld["prompt_set"] for ld in a["ladders"]} == {"tool-short", "math-short"}
+    # #30: the twin's one-time JIT of the first prefill >= 2,048 new tokens landed in a cell's wave of four ~520-token
+    # prompts (TTFT 3.07 s for all four). Each launch's warm-up now sends one request longer than the largest first
+    # wave (served prompt tokens >= every c4 cell's four prompts), which pays it (>= 3 s of the modelled node)
+    waves = {c["key"]: sum(x["prompt_tokens"] for x in rows(Path(c["cell_dir"]))) for c in a["cells"]
+             if c["concurrency"] == 4}
+    warm = [e for e in ev if e["ev"] == "warmup"]
+    assert len(warm) == 2
+    for e in warm:
+        assert e["shape"]["prompt_tokens"] >= max(waves.values()), (e, waves)
+        assert e["shape"]["wall_s"] * 8 >= 3.0, e  # the JIT, paid unrecorded
+    for cell in a["cells"]:
+        assert cell["ttft_outlier"] is None and cell["ttft_p50_s"] < 1.0, cell["key"]
     r = subprocess.run([*CLI, "report", str(d), "--json"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     b = json.loads(r.stdout)["campaign"]
@@ -70,6 +82,68 @@ def test_smoke_campaign_end_to_end_and_report_recomputes(tmp_path):
     t = subprocess.run([*CLI, "report", str(d)], cwd=REPO, capture_output=True, text=True, timeout=120,
                        env={**__import__("os").environ, "COLUMNS": "200"})
     assert t.returncode == 0 and "routing table" in t.stdout and "depth ladders" in t.stdout
+
+
+STALL_PLAN = """
+name = "stall"
+[protocol]
+n = 4
+n_per_stream = 1
+max_tokens = 64
+temperature = 0.6
+warmup = 1
+[[workload]]
+context = "short"
+domains = ["tool"]
+concurrency = [1, 4]
+[[arms]]
+profile = "k26-nospec"
+[[arms]]
+profile = "PROFILE"
+"""
+
+
+def test_a_stall_one_cells_wave_shared_is_flagged_and_its_aggregate_withheld(tmp_path):
+    """#30 item 1, seeded on the twin: the drafter's launch stalls its first batched prefill past its 17th request
+    for 3 s (--sim-fault prefill-stall, the shape of the JIT a warm-up missed): the c4 cell's four requests share
+    it. The analysis flags the cell's TTFT against its own arm, withholds the aggregate comparison there instead of
+    printing 'stops paying … −80% [−80.2, −80.1]', names the quantity of every verdict, and says beside the routing
+    decision why the per-request and aggregate figures of the same two cells point opposite ways."""
+    src = (REPO / "console" / "shipped" / "profiles" / "k26-eagle3-d5.toml").read_text()
+    prof = tmp_path / "k26-eagle3-d5-stall.toml"
+    prof.write_text(src.replace("[anchor]", '[sim]\nargs = ["--sim-fault=prefill-stall:after_requests=17,seconds=3"]'
+                                            "\n\n[anchor]"))
+    plan = tmp_path / "stall.toml"
+    plan.write_text(STALL_PLAN.replace("PROFILE", str(prof)))
+    p = subprocess.run([*CLI, "sweep", str(plan), *FAST, "--json", "--yes", "--sessions", str(tmp_path / "s")],
+                       cwd=REPO, capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stderr[-3000:]
+    a = json.loads(p.stdout)["campaign"]
+    cells = {c["key"]: c for c in a["cells"]}
+    stalled = cells["k26-eagle3-d5-stall@node/tool-short/c4"]
+    assert stalled["ttft_p50_s"] > 3.0 and stalled["ttft_outlier"] is not None
+    assert stalled["ttft_outlier"]["ratio"] >= 3 and "re-measure" in stalled["ttft_outlier"]["text"]
+    assert [k for k, c in cells.items() if c["ttft_outlier"]] == [stalled["key"]]  # nothing else is flagged
+    assert any(n.startswith(stalled["key"] + ": TTFT outlier") for n in a["notes"])
+    nn = next(cv["net_negative"] for cv in a["curves"] if cv["arm"] == "k26-eagle3-d5-stall")
+    pt = next(x for x in nn["points"] if x["concurrency"] == 4)
+    assert pt["withheld"] and pt["resolved"] is False and pt["delta_pct"] < -50  # the stall's aggregate, not a verdict
+    assert pt["per_request"]["delta_pct"] > 0 and pt["disagreement"]
+    assert "stops paying" not in nn["statement"] and nn["concurrency"] is None
+    assert "concurrency 4 withheld: TTFT outlier" in nn["statement"]
+    r4 = next(r for r in a["routing"] if r["concurrency"] == 4)
+    assert re.fullmatch(VERDICT_RE, r4["decision"]) and " in median per-request tok/s " in r4["decision"]
+    assert "median per-request tok/s" in r4["disagreement"] and "aggregate tok/s" in r4["disagreement"]
+    assert "TTFT" in r4["disagreement"]
+    # every interval holds the launch part: on the log scale none is narrower than ± one σ_L (95% of √2·σ_L·t₃ is
+    # ±4.5 σ_L), where the requests of one wave alone gave ±0.06% before
+    import math
+    for x in nn["points"]:
+        lo, hi = x["ci95_pct"]
+        assert x["launch_sd_pct"] and math.log((100 + hi) / (100 + lo)) > 2 * math.log1p(x["launch_sd_pct"] / 100), x
+    t = subprocess.run([*CLI, "report", a["campaign"]["dir"]], cwd=REPO, capture_output=True, text=True, timeout=120,
+                       env={**__import__("os").environ, "COLUMNS": "200"})
+    assert t.returncode == 0 and "! the two quantities disagree at tool-short c4" in t.stdout
 
 
 TWO_NODES = """

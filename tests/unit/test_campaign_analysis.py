@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from console.core.arm import Arm
-from console.core.campaign.analysis import NEEDS_PAIR, NO_DIFFERENCE, analyse, bootstrap_aggregate
+from console.core.campaign.analysis import NEEDS_PAIR, NO_DIFFERENCE, analyse, bootstrap_aggregate, ttft_outliers
 from console.core.campaign.journal import CAMPAIGN_FILE, SAMPLES_FILE
 from console.core.measure.forecast import extend_positions
 from console.core.measure.records import RequestRecord
@@ -114,7 +114,8 @@ def test_a_resolved_winner_on_one_node_with_its_figures(tmp_path):
     assert r["resolved"] and r["delta_pct"] == pytest.approx(200, abs=15)
     lo, hi = r["ci95_pct"]
     assert 0 < lo <= r["delta_pct"] <= hi
-    assert r["decision"] == verdict(Interval(r["delta_pct"], lo, hi), "k26-eagle3-d5", than="k26-nospec")
+    assert r["decision"] == verdict(Interval(r["delta_pct"], lo, hi, mde_pct=r["mde_pct"]), "k26-eagle3-d5",
+                                    than="k26-nospec", quantity="median per-request tok/s")
     assert r["decision"].startswith("k26-eagle3-d5 faster than k26-nospec by ")
     top = r["arms"][0]
     assert top["arm"] == "k26-eagle3-d5" and top["tau"] == pytest.approx(1 + sum(P_CHAIN[:5]), abs=0.02)
@@ -213,6 +214,46 @@ def test_bootstrap_aggregate_is_seeded_and_brackets_its_point():
     i1 = bootstrap_aggregate(a, b2, 1, 1)
     assert i1 == bootstrap_aggregate(a, b2, 1, 1)
     assert i1.low_pct <= i1.point_pct <= i1.high_pct and i1.point_pct < 0
+
+
+def test_four_requests_sharing_one_stall_never_make_a_near_zero_interval():
+    """#30 item 1: a one-wave cell whose four requests share one stall has four near-identical E2Es, so resampling
+    its requests gives an interval a few hundredths of a percent wide; the launch part of its two launches (σ_L
+    3.2%, ν 3, the default prior) keeps it at least ±σ_L wide on the log scale."""
+    from console.core.measure import launches as lv
+    a = [RequestRecord.from_json(row(i, 100, ct=64, ttft=0.1)) for i in range(4)]
+    b = [RequestRecord.from_json(row(i, 200 + i * 0.01, ct=64, ttft=3.07)) for i in range(4)]
+    bare = bootstrap_aggregate(a, b, 4, 4)
+    assert bare.high_pct - bare.low_pct < 0.1 and bare.resolved  # what the analysis printed before
+    var = lv.pooled([])
+    iv = bootstrap_aggregate(a, b, 4, 4, launch=var)
+    assert iv.point_pct == pytest.approx(bare.point_pct) and iv.launch_sd_pct == pytest.approx(3.2)
+    assert np.log((100 + iv.high_pct) / (100 + iv.low_pct)) > 2 * np.log1p(0.032)
+    assert iv == bootstrap_aggregate(a, b, 4, 4, launch=var)  # seeded
+
+
+def _fig(arm, ps, c, ttft, e2e=2.0, context="short"):
+    return {"arm": arm, "node": "node", "prompt_set": ps, "context": context, "concurrency": c,
+            "ttft_p50_s": ttft, "e2e_median_s": e2e}
+
+
+def test_a_ttft_outlier_is_judged_against_its_own_arm():
+    figs = {"a": _fig("x", "tool", 1, 0.04), "b": _fig("x", "tool", 4, 3.07, e2e=3.6),
+            "c": _fig("x", "math", 1, 0.05), "d": _fig("x", "math", 4, 0.11),
+            "e": _fig("y", "tool", 4, 0.15), "f": _fig("y", "tool", 1, 0.05),
+            "g": _fig("z", "tool", 4, 3.0), "h": _fig("z", "math", 4, 3.1)}  # z: no lower level, peers alike
+    out = ttft_outliers(figs)
+    assert set(out) == {"b"}
+    o = out["b"]
+    # references: the same arm's other set at c4 (0.11 s) and c1 × 4 (0.20 s): the smaller counts
+    assert o["reference_s"] == pytest.approx(0.11) and o["ratio"] == pytest.approx(3.07 / 0.11)
+    assert "math" in o["against"] and "re-measure" in o["text"]
+    # a TTFT 3× its reference that is a small share of E2E moves nothing: not flagged
+    figs2 = {"a": _fig("x", "tool", 1, 0.04), "b": _fig("x", "tool", 4, 0.5, e2e=60.0)}
+    assert ttft_outliers(figs2) == {}
+    # TTFT grows with a wave's size: c8 at 8 × the c1 figure is load, not a stall
+    figs3 = {"a": _fig("x", "tool", 1, 0.1), "b": _fig("x", "tool", 8, 0.8)}
+    assert ttft_outliers(figs3) == {}
 
 
 def test_a_drafter_below_no_spec_from_the_first_level_never_pays(tmp_path):

@@ -111,6 +111,40 @@ class SweepProgress:
         return out
 
 
+def largest_wave(cells: list[CellPlan], server_args: dict[str, Any]) -> dict[str, Any] | None:
+    """The text of one warm-up request longer than the largest first wave of `cells` (a cell at concurrency c sends
+    its set's first c prompts at once; o200k counts from the set): whole prompts of that set, in order, cycling,
+    c + 1 of them (one more than the wave: the server's tokenizer and c chat templates count the wave longer than
+    o200k counts its contents), at most min(chunked_prefill_size, context_length − 64) tokens (no prefill step is
+    longer than the first, and no request longer than the second). None when no cell is batched."""
+    from console.core.workload.prompts import load_set
+    best = None
+    for c in cells:
+        if c.concurrency <= 1:
+            continue
+        ps = load_set(c.prompt_set)
+        wave = sum(ps.prompts[i % len(ps.prompts)].tokens for i in range(c.concurrency))
+        if best is None or wave > best[0]:
+            best = (wave, c, ps)
+    if best is None:
+        return None
+    wave, cell, ps = best
+    caps = [v for v in (server_args.get("chunked_prefill_size"),
+                        (server_args.get("context_length") or 0) - 64 if server_args.get("context_length") else None)
+            if isinstance(v, int) and v > 0]
+    cap = min(caps) if caps else wave
+    parts: list[str] = []
+    tokens = 0
+    for i in range(cell.concurrency + 1):
+        p = ps.prompts[i % len(ps.prompts)]
+        if parts and tokens + p.tokens > cap:
+            break
+        parts.append(p.as_text())
+        tokens += p.tokens
+    return {"text": "\n\n".join(parts), "tokens": tokens, "wave_tokens": wave, "cap": cap, "cell": cell.key,
+            "prompt_set": cell.prompt_set}
+
+
 def create_campaign(plan: Plan, root: Path, *, sim: bool, time_scale: float | None, sim_args: list[str]) -> Path:
     """The campaign's folder with its once-written record (campaign.json, plan.toml, arms/*.toml)."""
     d = new_folder(Path(root), f"{utc_stamp()}-campaign-{slugify(plan.name)}")
@@ -305,27 +339,49 @@ class CampaignRunner:
                 await rt.stop()
 
     async def _warm_batch(self, rt, node: str, todo: list[CellPlan]) -> None:
-        """Unrecorded warm-up of the batched shapes: the largest concurrency of this arm's cells sends that many
-        requests at once (8 output tokens each), so the first batched prefill's JIT and graph warm-up land here,
-        not in a cell (a cell's own warm-up is sequential)."""
+        """Unrecorded warm-up of the batched shapes, once per launch, so that no cell pays a first-shape cost:
+
+        shape   one request as long as the largest first wave any of this arm's cells sends (its concurrency × its
+                set's first prompts, `largest_wave`), capped by the server's chunked-prefill size and context: the
+                requests of a wave do not reliably reach the scheduler in one step (one arrives first and is
+                prefilled alone), so a batch alone may never make the long prefill step whose one-time compile a
+                cell's wave then pays — 3 s on the reference node, shared by every request of that wave;
+        batch   the largest concurrency sends that many requests at once (8 output tokens each): decode batch
+                shapes and their graphs.
+
+        A cell's own warm-up is sequential and cannot do either."""
         from console.core.workload.prompts import load_set
         top = max(todo, key=lambda c: (c.concurrency, c.protocol.max_tokens))
         if top.concurrency <= 1 or top.protocol.warmup < 1:
             return
-        pset = load_set(top.prompt_set)
         info = rt.state.server
         model = info.model_name() if info else "default"
         t0 = time.time()
+        shape = largest_wave(todo, info.raw if info else {})
+        srec = None
+        if shape is not None:
+            srec = await rt.stream.chat([{"role": "user", "content": shape["text"]}], max_tokens=8,
+                                        temperature=top.protocol.temperature, model=model,
+                                        request_id="warmup-shape#0", prompt_id=f"{shape['prompt_set']}-wave",
+                                        ignore_eos=True)
+        t1 = time.time()
+        pset = load_set(top.prompt_set)
         recs = await asyncio.gather(*[
             rt.stream.chat(pset.prompts[i % len(pset.prompts)].messages_list(), max_tokens=8,
                            temperature=top.protocol.temperature, model=model, request_id=f"warmup-batch#{i}",
                            prompt_id=pset.prompts[i % len(pset.prompts)].id, ignore_eos=True)
             for i in range(top.concurrency)])
-        bad = [r.error for r in recs if r.error]
+        bad = [r.error for r in ([srec] if srec is not None else []) + list(recs) if r.error]
+        shape_doc = None if shape is None else {
+            "cell": shape["cell"], "wave_tokens_o200k": shape["wave_tokens"], "sent_tokens_o200k": shape["tokens"],
+            "cap_tokens": shape["cap"], "prompt_tokens": srec.prompt_tokens if srec is not None else None,
+            "wall_s": t1 - t0}
         self.journal.write("warmup", node=node, concurrency=top.concurrency, prompt_set=top.prompt_set,
-                           wall_s=time.time() - t0, errors=bad[:3])
-        self.emit("warmup", node, f"[{node}] batch warm-up: {top.concurrency} × {top.prompt_set} at once, not recorded"
-                  + (f" ({len(bad)} failed: {bad[0]})" if bad else ""))
+                           wall_s=time.time() - t0, errors=bad[:3], shape=shape_doc)
+        what = (f"one {shape['tokens']:,}-token request (the largest first wave: {shape['cell']}), then "
+                if shape is not None else "")
+        self.emit("warmup", node, f"[{node}] batch warm-up: {what}{top.concurrency} × {top.prompt_set} at once, "
+                  "not recorded" + (f" ({len(bad)} failed: {bad[0]})" if bad else ""))
 
     def _check_alive(self, rt, node: str) -> None:
         if rt.state.phase == "dead":

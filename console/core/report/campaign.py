@@ -81,7 +81,8 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
         arms = "; ".join(f"{_arm_key(x['arm'], x['node'], multi)} {_n(x['median_tok_s'])} (n {x['n']}, τ "
                          f"{_n(x['tau'], '.2f')}, ${_n(x['usd_per_m_tokens'], '.2f')}/M)" for x in r.get("arms") or [])
         call = r.get("decision") or r.get("winner") or "—"  # the verdict, its Δ and CI, in one sentence
-        rows.append((r["prompt_set"], r["concurrency"], _Wrap(f"<b>{escape(call)}</b>"),
+        why = (f'<br><span class="warn">{escape(r["disagreement"])}</span>' if r.get("disagreement") else "")
+        rows.append((r["prompt_set"], r["concurrency"], _Wrap(f"<b>{escape(call)}</b>{why}"),
                      {True: "same node", False: "across nodes", None: "—"}[r.get("controlled")], _Wrap(escape(arms))))
         fig_rows += [rel(x["cell_dir"]) for x in (r.get("arms") or [])[:2]]
         if r.get("runner_up"):
@@ -99,7 +100,8 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
         rep.sections.append(rep.add(Figure(
             "routing", title, P.interval_chart(title, ivs, width=760), ["cell median",
                                                                          "Δ% = median(leader) / median(runner-up) − 1; "
-                                                                         "seeded bootstrap over requests (campaign "
+                                                                         "seeded bootstrap over requests plus the "
+                                                                         "launch part of the two launches (campaign "
                                                                          "analysis, measure/pairs.py)"],
             sorted(set(fig_rows)), "Green: a winner is called (same node, CI excludes 0); amber: no difference "
                                    "resolved, or the two ran on different nodes.")))
@@ -144,7 +146,9 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
                     ci = p.get("ci95_pct") or [None, None]
                     nn.append(P.Interval(f"{name} c{p['concurrency']}", p.get("delta_pct"), ci[0], ci[1],
                                          "#c0392b" if p.get("resolved") and (p.get("delta_pct") or 0) < 0 else
-                                         ("#2a9d5c" if p.get("resolved") else "#e0901b"), f"vs {neg['vs']}"))
+                                         ("#2a9d5c" if p.get("resolved") else "#e0901b"),
+                                         f"vs {neg['vs']}" + (" — withheld: TTFT outlier" if p.get("withheld")
+                                                              else "")))
         note = "; ".join(statements)
         t1 = f"{ps}: aggregate output tok/s against concurrency, per arm"
         rep.sections.append(rep.add(Figure(f"curve-{slug}-aggregate", t1, P.line_chart(
@@ -155,8 +159,11 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
             t4 = f"{ps}: aggregate Δ of each drafter against no speculation, 95% CI"
             rep.sections.append(rep.add(Figure(f"curve-{slug}-net", t4, P.interval_chart(t4, nn, width=760),
                                                ["Δ% aggregate output tok/s, drafter vs no-spec on the same node; "
-                                                "bootstrap over requests (campaign analysis)"], rows_of,
-                                               "Red: resolved below 0 (the drafter costs throughput at that level).")))
+                                                "bootstrap over requests plus the launch part (campaign analysis)"],
+                                               rows_of,
+                                               "Red: resolved below 0 (the drafter costs throughput at that level); "
+                                               "amber: unresolved, or withheld (a TTFT outlier: a stall the cell's "
+                                               "requests shared).")))
         t2 = f"{ps}: per-stream median tok/s against concurrency"
         rep.sections.append(rep.add(Figure(f"curve-{slug}-per-stream", t2, P.line_chart(
             t2, stream, "concurrency (streams)", "median tok/s per stream"), ["tok/s (per request)", "cell median"],

@@ -79,6 +79,8 @@ def routing_summary(a: dict[str, Any]) -> Group:
     for r in a.get("routing") or []:
         style = "green" if r.get("winner") else "yellow"
         parts.append(Text.assemble((f"{r['prompt_set']} c{r['concurrency']}: ", "bold"), (r["decision"], style)))
+        if r.get("disagreement"):
+            parts.append(Text(f"  ! {r['disagreement']}", style="yellow"))
     nn = [cv for cv in a.get("curves") or [] if cv.get("net_negative")]
     if nn:
         parts.append(Text("net-negative against no-spec (aggregate tok/s)", style="bold"))
