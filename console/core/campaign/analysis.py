@@ -457,7 +457,9 @@ def _net_negative(arm: str, node: str, ps: str, cs: list[_Cell], cells: list[_Ce
         res = {"concurrency": cc, "delta_pct": iv.point_pct, "ci95_pct": [iv.low_pct, iv.high_pct]}
     else:
         top = usable[-1] if usable else None
-        st = (f"not reached up to concurrency {top['concurrency']}" if top else
+        beyond = top is not None and any(p["concurrency"] > top["concurrency"] for p in pts)
+        st = (f"not reached up to concurrency {top['concurrency']}" + (", the highest not withheld" if beyond else "")
+              if top else
               "not reached (no common concurrency)" if not pts else "no answer (every common concurrency withheld)")
         if top and top.get("delta_pct") is not None:
             lo, hi = top["ci95_pct"] or (None, None)
