@@ -119,6 +119,9 @@ class SlopeFit:
     ci_requests_ms: tuple[float, float] | None = None
     """The CI from the requests alone (no between-leg term): whether the slope is resolved is decided on it, since
     a scatter estimate of one or two degrees of freedom is too rough to refuse a fit on."""
+    estimator: str = "medians, bootstrap"
+    """"medians, bootstrap" (every leg ≥ MIN_BOOTSTRAP_REQUESTS requests) or "means, t interval" (a smaller leg:
+    `medians_ms` then holds the legs' means)."""
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,8 @@ class ProbeFit:
             return SlopeFit(float(x["slope_ms"]), tuple(x["ci_ms"]), float(x["intercept_ms"]),
                             tuple(int(w) for w in x["widths"]), tuple(float(m) for m in x["medians_ms"]),
                             tuple(int(n) for n in x["n"]), x.get("launch_sd_ms"),
-                            tuple(x["ci_requests_ms"]) if x.get("ci_requests_ms") else None)
+                            tuple(x["ci_requests_ms"]) if x.get("ci_requests_ms") else None,
+                            x.get("estimator") or "medians, bootstrap")
         v, c = sf(d.get("verify")), sf(d.get("chain"))
         if v is None and c is None:
             raise ValueError("a probe fit with neither verify nor chain legs")
@@ -195,24 +199,60 @@ def _slope_fit(cells: Sequence[tuple[int, Sequence[float]]], what: str) -> tuple
                     tuple(int(xs.size) for _, xs in pts)), pts, ""
 
 
+#: below this many requests in any leg, the bootstrap of a leg's median has too few distinct values (2 requests: 3,
+#: 4 requests: 35) for a percentile interval — it sat its own point at an edge ("0.365 ms … 95% CI [0.077, 0.375]",
+#: #30) — and the fit takes the t interval of the slope through the legs' means instead (`_t_draws`)
+MIN_BOOTSTRAP_REQUESTS = 5
+
+
+def _t_draws(pts: Sequence[tuple[int, np.ndarray]], rng: np.random.Generator, n_boot: int
+             ) -> tuple[float, float, np.ndarray, np.ndarray, float, int]:
+    """The slope through the legs' MEAN step times with its request-part standard error from the legs' pooled
+    within-leg variance (s², Σ(n − 1) degrees of freedom): Var(slope) = s² Σ (w − w̄)² / n / Sxx². Returns (slope,
+    intercept, t draws of the slope's sampling error (point-free), per-leg variances of the mean, mean s², df)."""
+    x = np.array([w for w, _ in pts], dtype=float)
+    means = np.array([float(np.mean(xs)) for _, xs in pts])
+    slope, icpt = np.polyfit(x, means, 1)
+    df = int(sum(xs.size - 1 for _, xs in pts))
+    ss = float(sum(np.sum((xs - xs.mean()) ** 2) for _, xs in pts))
+    s2 = ss / df if df > 0 else 0.0
+    n = np.array([xs.size for _, xs in pts], dtype=float)
+    sxx = float(np.sum((x - x.mean()) ** 2))
+    se = (s2 * float(np.sum((x - x.mean()) ** 2 / n))) ** 0.5 / sxx
+    draws = se * rng.standard_t(max(df, 1), size=n_boot)
+    return float(slope), float(icpt), draws, s2 / n, s2, df
+
+
 def _resolved(cells: Sequence[tuple[int, Sequence[float]]], what: str, rng: np.random.Generator, n_boot: int,
               launch_sd: float | None = None) -> tuple[SlopeFit | None, np.ndarray | None, str]:
     """`launch_sd`: the between-leg scatter estimated elsewhere (the verify legs, same node), used when this group
-    has too few legs to estimate its own."""
+    has too few legs to estimate its own. Legs of MIN_BOOTSTRAP_REQUESTS requests or more: the slope through the
+    legs' medians and a percentile bootstrap resampling each leg's requests; a leg with fewer: the slope through
+    the legs' means and its t interval (`_t_draws`), both centred on the point."""
     f, pts, why = _slope_fit(cells, what)
     if f is None:
         return None, None, why
-    boots, meds = _boot_slopes(pts, rng, n_boot)
+    x = np.array([w for w, _ in pts], dtype=float)
+    small = min(xs.size for _, xs in pts) < MIN_BOOTSTRAP_REQUESTS
+    if small:
+        slope, icpt, err, var_mean, _s2, _df = _t_draws(pts, rng, n_boot)
+        f = replace(f, slope_ms=slope, intercept_ms=icpt,
+                    medians_ms=tuple(float(np.mean(xs)) for _, xs in pts))
+        boots = slope + err
+        leg_var = float(np.mean(var_mean))
+    else:
+        boots, meds = _boot_slopes(pts, rng, n_boot)
+        leg_var = float(np.mean(np.var(meds, axis=0)))
     req_lo, req_hi = np.percentile(boots, [2.5, 97.5])
     ci_req = (float(req_lo), float(req_hi))
-    x = np.array([w for w, _ in pts], dtype=float)
     if len(pts) >= 3:  # between-leg scatter beyond the requests' own: launch-to-launch variation, into the CI
         resid = np.array(f.medians_ms) - (f.intercept_ms + f.slope_ms * x)
-        launch_sd = max(0.0, float(np.sum(resid ** 2)) / (len(pts) - 2) - float(np.mean(np.var(meds, axis=0)))) ** 0.5
+        launch_sd = max(0.0, float(np.sum(resid ** 2)) / (len(pts) - 2) - leg_var) ** 0.5
     if launch_sd:
         boots = boots + rng.normal(0.0, launch_sd / float(np.sum((x - x.mean()) ** 2)) ** 0.5, boots.size)
     ci_lo, ci_hi = np.percentile(boots, [2.5, 97.5])
-    f = replace(f, ci_ms=(float(ci_lo), float(ci_hi)), launch_sd_ms=launch_sd, ci_requests_ms=ci_req)
+    f = replace(f, ci_ms=(float(ci_lo), float(ci_hi)), launch_sd_ms=launch_sd, ci_requests_ms=ci_req,
+                estimator="means, t interval" if small else "medians, bootstrap")
     if f.slope_ms <= 0:
         return None, None, (f"{what}: slope {f.slope_ms:+.3f} ms/token is not physical (a verified token cannot "
                             "save time)")
