@@ -496,7 +496,8 @@ def _gpu_compact(state: RuntimeState) -> RenderableType:
 def _arm_segment(a, cur: bool, full: bool) -> Text:
     t = Text()
     t.append(a.profile, style="bold" if cur else "")
-    anchor = f"anchor {a.anchor_median_tok_s:.0f} tok/s" if a.anchor_median_tok_s else "anchor pending"
+    anchor = (f"anchor {a.anchor_median_tok_s:.0f} tok/s" if a.anchor_median_tok_s else
+              a.unanchored or "anchor pending")
     if a.anchor_pct is not None:
         anchor += f" ({a.anchor_pct:.0f}%)"
     if full:

@@ -175,7 +175,8 @@ class FakeRuntime:
     async def run_anchor(self, proto: CellProtocol | None = None) -> Any:
         self.anchors += 1
 
-    async def relaunch(self, profile, anchor: bool = True, forecast=None, forecast_prompt_set=None) -> None:
+    async def relaunch(self, profile, anchor: bool = True, forecast=None, forecast_prompt_set=None,
+                       unanchored=None) -> None:
         self.relaunched.append(profile)
 
     async def stop(self) -> None:

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from console.core.launch.profile import resolve_profile
+from console.core.run.probe import probe_cost
 from console.core.run.runtime import Runtime
 from console.ui.app import make_app
 from console.ui.screens.probe import ProbeScreen
@@ -54,6 +55,16 @@ async def test_probe_from_the_dashboard_on_the_twin_gives_the_arm_back(tmp_path)
                          and rt().state.arms[0].anchor_median_tok_s, 90, "the twin ready and anchored")
         await pilot.press("v")
         await wait_until(pilot, lambda: isinstance(app.screen, ProbeScreen), what="the probe screen")
+        body = widget_text(app, "ProbeScreen Vertical")
+        # #30 item 5: the box promised "~36 s of startup" for a 140 s probe; it now counts the requests too, and
+        # says what it could not time yet (no tool cell ran in this session: its prefill)
+        cost = probe_cost(app.screen.plan, rt().state)
+        flat = " ".join(body.replace("│", " ").split())
+        assert "~" in cost.text and " s at least on this machine's clock" in cost.text and cost.total_s is None
+        assert "s at least on this machine's clock: 4 relaunches" in flat, flat
+        assert "27 requests × ~" in cost.text and "prefill of 27 × ~" in cost.text and "tool prompts" in cost.text
+        import time
+        t0 = time.monotonic()
         await pilot.press("y")
         # the result toast: the tax, or "probe: no fit (why)" - which fails here at once, saying why
         await wait_until(pilot, lambda: notified(messages, "verify tax") or notified(messages, "probe: no fit"), 180,
@@ -62,6 +73,17 @@ async def test_probe_from_the_dashboard_on_the_twin_gives_the_arm_back(tmp_path)
         st = rt().state
         await wait_until(pilot, lambda: st.phase == "ready" and len(st.arms) == 5 and st.arms[-1].anchor_median_tok_s,
                          60, "the arm relaunched and re-anchored")
+        took = time.monotonic() - t0
+        print(f"\nprobe: estimated {cost.text}; took {took:.0f} s")
+        # the estimate without the unknown prefill is a floor: never above what the probe took
+        floor = float(cost.text.split("~", 1)[1].split(" s", 1)[0])
+        assert floor <= took * 1.1, (floor, took)
+        assert any("s left" in n for n in notes(messages))  # each leg's toast carries the time left
+        # the legs are listed as probe legs, never as "anchor pending"
+        legs_ = st.arms[1:4]
+        assert all(a.unanchored == "probe leg: dummy drafts, not anchored" for a in legs_), legs_
+        await wait_until(pilot, lambda: "anchor pending" not in widget_text(app, "#arms"), 10,
+                         "the arms strip without 'anchor pending' (the legs say why they have none)")
         assert [a.profile for a in st.arms][0] == st.arms[-1].profile == "k26-eagle3-d6"
         assert st.server is not None and st.server.arm.steps == 6 and "dummy" not in json.dumps(st.server.raw.get(
             "speculative_draft_load_format"))

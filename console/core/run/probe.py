@@ -25,6 +25,7 @@ What each family holds constant (read from SGLang 0.5.23's speculative code and 
 from __future__ import annotations
 
 import statistics
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -176,6 +177,59 @@ CHAIN_RULE = ("chain legs (topk 1, SGLang sets num_draft_tokens = steps + 1) at 
               "price of one more depth, a verified token and a draft pass; the drafter's fixed work cancels")
 
 
+@dataclass(frozen=True)
+class ProbeCost:
+    """What a probe will take on this machine's clock, before it starts (the confirmation box)."""
+    total_s: float | None
+    """Wall seconds in all (None: the launch, the step or the TTFT not known yet; `text` then gives a floor)."""
+    text: str
+
+
+def probe_cost(plan: ProbePlan, state: Any) -> ProbeCost:
+    """The probe's wall time from this session's figures (a `RuntimeState`): (legs + 1) relaunches at the last
+    launch's startup, plus legs × (warm-up + n) requests, each its TTFT and max_tokens steps (a dummy drafter's
+    draft is rejected: one token a step) at the arm's implied step. TTFT and step come from this session's latest
+    cell on the probe's prompt set, else the step from the last anchor (τ / tok/s) and no TTFT (said so). Cell
+    figures are the modelled node's: on the twin they are divided by its time scale."""
+    launches = len(plan.legs) + 1
+    startup = next((a.startup_s for a in reversed(state.arms) if a.startup_s), None)
+    scale = state.sim_time_scale if state.sim_time_scale and state.sim_time_scale > 0 else 1.0
+    p = plan.protocol
+    reqs = len(plan.legs) * (p.warmup + p.n)
+    cell = next((c for c in reversed(state.cells_done) if c.prompt_set == p.prompt_set and c.summary is not None
+                 and c.summary.implied_step_ms and not c.probe), None)
+    step_ms = ttft_s = None
+    src = ""
+    if cell is not None:
+        step_ms, ttft_s = cell.summary.implied_step_ms, cell.summary.ttft_median_s
+        src = f"this session's {p.prompt_set} cell"
+    else:
+        a = next((a for a in reversed(state.arms) if a.anchor_median_tok_s), None)
+        if a is not None:
+            step_ms = 1000.0 * (a.anchor_tau or 1.0) / a.anchor_median_tok_s
+            try:
+                med = statistics.median(x.tokens for x in load_set(p.prompt_set).prompts)
+                what = f"{reqs} × ~{med:,.0f}-token {p.prompt_set} prompts"
+            except Exception:
+                what = f"the {p.prompt_set} prompts"
+            src = f"the last anchor's step; plus the prefill of {what}, not timed in this session yet"
+    parts, total = [], 0.0
+    if startup:
+        parts.append(f"{launches} relaunches × ~{startup:.1f} s of startup (the last launch's)")
+        total += launches * startup
+    if step_ms:
+        per = ((ttft_s or 0.0) + p.max_tokens * step_ms / 1000.0) / scale
+        parts.append(f"{reqs} requests × ~{per:.2f} s ({p.max_tokens} tokens at ~{step_ms:.1f} ms a step"
+                     + (f" after ~{ttft_s:.2f} s TTFT" if ttft_s else "") + f": {src})")
+        total += reqs * per
+    if not parts:
+        return ProbeCost(None, f"{launches} relaunches and {reqs} requests (no launch or cell timed yet)")
+    known = bool(startup and step_ms and ttft_s is not None)
+    text = (f"~{total:.0f} s {'in all' if known else 'at least'} on this machine's clock: " + " + ".join(parts)
+            + (f" (the modelled node would take {scale:g}× as long)" if scale != 1.0 else ""))
+    return ProbeCost(total if known else None, text)
+
+
 def plan_probe(p: Profile, *, prompts: str | None = None, widths: list[int] | None = None,
                topk: int | None = None, chain: bool | None = None, n: int | None = None,
                max_tokens: int | None = None, warmup: int = 1,
@@ -314,13 +368,14 @@ async def run_probe(rt, plan: ProbePlan, say: Callable[[str], None] = lambda s: 
     }
     write_probe(pdir, doc)
     legs: list[LegResult] = []
+    t0 = time.monotonic()
     try:
         for i, leg in enumerate(plan.legs, 1):
             say(f"leg {i}/{len(plan.legs)}: {leg.kind}, steps {leg.steps}, topk {leg.topk}, width {leg.width}")
             cur = rt.profile
             want = leg.profile.with_sim() if (cur is not None and cur.is_sim) else leg.profile
             if cur is None or cur.launch_key() != want.launch_key() or rt.state.phase != "ready":
-                await rt.relaunch(leg.profile, anchor=False)
+                await rt.relaunch(leg.profile, anchor=False, unanchored="probe leg: dummy drafts, not anchored")
             info = rt.state.server
             arm = info.arm if info else None
             if arm is None or (arm.draft_tokens, arm.topk or 1) != (leg.width, leg.topk) or arm.steps != leg.steps:
@@ -340,7 +395,9 @@ async def run_probe(rt, plan: ProbePlan, say: Callable[[str], None] = lambda s: 
             doc["legs"] = [asdict(x) for x in legs]
             write_probe(pdir, doc)
             med = f"{lr.median_step_ms:.3f} ms" if lr.median_step_ms else "—"
-            say(f"  step {med} (n={lr.n}, τ {lr.tau:.3f})" if lr.tau else f"  step {med} (n={lr.n})")
+            left = (time.monotonic() - t0) / i * (len(plan.legs) - i + (1 if restore is not None else 0))
+            eta = f" · ~{left:.0f} s left" if left > 0 else ""  # legs so far, per leg, for the rest and the restore
+            say(f"  step {med} (n={lr.n}, τ {lr.tau:.3f}){eta}" if lr.tau else f"  step {med} (n={lr.n}){eta}")
             if res.interrupted or res.cancelled:
                 break
         fit, why = fit_legs(legs, pdir)

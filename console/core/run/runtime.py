@@ -346,9 +346,10 @@ class Runtime(Telemetry, Cells):
 
 
     async def relaunch(self, profile: Profile, anchor: bool = True, forecast: Any = None,
-                       forecast_prompt_set: str | None = None) -> None:
+                       forecast_prompt_set: str | None = None, unanchored: str | None = None) -> None:
         """Stop the running engine and launch `profile` in the same session (a flip), then re-anchor. A
-        `forecast` made before the flip is compared with the first cell on the new arm over the same prompt set."""
+        `forecast` made before the flip is compared with the first cell on the new arm over the same prompt set.
+        `unanchored` (with anchor=False): why this arm will never be anchored, shown instead of 'anchor pending'."""
         if self.state.mode != "launch":
             raise RuntimeError("attached to a server the console did not launch: it cannot relaunch it")
         if self.state.cell is not None and self.state.cell.running:
@@ -379,6 +380,8 @@ class Runtime(Telemetry, Cells):
                 self._pending_forecast = (len(self.state.arms) - 1, forecast_prompt_set, forecast)
         finally:
             self.state.relaunching = False
+        if unanchored and not anchor and self.state.arms:
+            self.state.arms[-1].unanchored = unanchored
         if anchor:
             await self.run_anchor()
 

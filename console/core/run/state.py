@@ -53,6 +53,8 @@ class ArmRecord:
     anchor_pct: float | None = None
     """Anchor median as % of the profile's reference (anchor.reference_tok_s), when one is set."""
     error: str | None = None
+    unanchored: str | None = None
+    """Why this arm has no anchor and will get none (a probe leg: dummy drafts); None: anchored, or pending."""
 
 
 @dataclass(frozen=True)

@@ -296,7 +296,8 @@ class DashboardScreen(Screen[None]):
         self._update("#gpu", gpu_key, lambda: render.gpu_panel(st, compact=cg))
         w_arms = inner("#arms", max(20, self.size.width - 2))
         self._update("#arms", (w_arms, tuple((a.profile, a.anchor_median_tok_s, a.anchor_tau, a.kv_capacity_tokens,
-                                              a.anchor_pct) for a in st.arms)), lambda: render.arms_strip(st, w_arms))
+                                              a.anchor_pct, a.unanchored) for a in st.arms)),
+                     lambda: render.arms_strip(st, w_arms))
         last = st.cells_done[-1] if st.cells_done else None
         shown = st.cell if st.cell and st.cell.running else None
         c = shown or last
@@ -502,7 +503,7 @@ class DashboardScreen(Screen[None]):
 
     def action_probe(self) -> None:
         """The verify-tax probe on the running arm: plan it (core), confirm, run the legs, relaunch this arm."""
-        from console.core.run.probe import ProbeRefused, plan_probe, run_probe
+        from console.core.run.probe import ProbeRefused, plan_probe, probe_cost, run_probe
         from console.ui.screens.probe import ProbeScreen
         rt = self.runtime
         if not self._may_relaunch("the probe relaunches the engine at each width: it needs a launched profile "
@@ -528,7 +529,7 @@ class DashboardScreen(Screen[None]):
                             lambda res: ProbeDone(Command.PROBE, res))
                 self.notify(f"probing {base.name}: {len(plan.legs)} legs", timeout=4)
 
-        self.app.push_screen(ProbeScreen(plan, rt.last_startup_s()), confirmed)
+        self.app.push_screen(ProbeScreen(plan, probe_cost(plan, rt.state)), confirmed)
 
     def action_stop_cell(self) -> None:
         if self.runtime is not None:

@@ -7,11 +7,11 @@ from rich.console import Group
 from rich.text import Text
 from textual.binding import Binding
 
-from console.core.run.probe import ProbePlan
+from console.core.run.probe import ProbeCost, ProbePlan
 from console.ui.widgets.confirm import ConfirmScreen
 
 
-def probe_body(plan: ProbePlan, last_startup_s: float | None) -> Group:
+def probe_body(plan: ProbePlan, cost: ProbeCost) -> Group:
     lines = [Text(plan.rule, style="dim")]
     for leg in plan.legs:
         what = "width" if leg.kind == "verify" else "depth"
@@ -20,11 +20,8 @@ def probe_body(plan: ProbePlan, last_startup_s: float | None) -> Group:
     p = plan.protocol
     lines.append(Text(f"each leg: --speculative-draft-load-format dummy (acceptance ≈ 0), {p.n} × {p.prompt_set} at "
                       f"one stream, {p.max_tokens} output tokens; its cell goes into the session's probe folder"))
-    cost = f"{len(plan.legs) + 1} relaunches (the legs, then this arm again, re-anchored)"
-    if last_startup_s:
-        cost += (f", ~{(len(plan.legs) + 1) * last_startup_s:.0f} s of startup at the last launch's "
-                 f"{last_startup_s:.1f} s")
-    lines.append(Text(cost, style="yellow"))
+    lines.append(Text(f"{len(plan.legs) + 1} relaunches (the legs, then this arm again, re-anchored); "
+                      f"{cost.text}", style="yellow"))
     lines.append(Text("the session's forecasts then use the probed tax (source 'probed', with its 95% CI)",
                       style="dim"))
     return Group(*lines)
@@ -35,12 +32,12 @@ class ProbeScreen(ConfirmScreen):
     BINDINGS = [Binding("y", "confirm", "run the probe"), Binding("enter", "confirm", "run", show=False)]
     WIDTH = 100
 
-    def __init__(self, plan: ProbePlan, last_startup_s: float | None) -> None:
+    def __init__(self, plan: ProbePlan, cost: ProbeCost) -> None:
         super().__init__()
-        self.plan, self.last_startup_s = plan, last_startup_s
+        self.plan, self.cost = plan, cost
 
     def heading(self) -> str:
         return f"[b]verify-tax probe[/b]  {self.plan.base.name}: {self.plan.base.arm.label()}"
 
     def details(self) -> Group:
-        return probe_body(self.plan, self.last_startup_s)
+        return probe_body(self.plan, self.cost)
