@@ -189,7 +189,8 @@ class ConsoleApp(App[int]):
             rt = self.runtime
             if rt is not None and rt.profile is not None:
                 self.sub_title = rt.profile.name
-            self.notify(f"engine ready: {ev.server.arm.label()}", timeout=4)
+            if not self._pair_on_screen():
+                self.notify(f"engine ready: {ev.server.arm.label()}", timeout=4)
             if self.auto_anchor and rt is not None and not rt.state.relaunching and len(rt.state.arms) == 1:
                 self.submit(Command.ANCHOR, rt.run_anchor())  # relaunches anchor themselves
         elif isinstance(ev, E.Died):
@@ -207,8 +208,9 @@ class ConsoleApp(App[int]):
             s = ev.summary
             med = f"{s.median_tok_s:.1f} tok/s" if s.median_tok_s is not None else "no usable row"
             where = Path(str(ev.cell_dir or "")).name
-            self.notify(f"cell {ev.label}: median {med} (n={s.n_included})"
-                        + (f"; rows in {where}/ of this session" if where else ""), timeout=8)
+            if not self._pair_on_screen():
+                self.notify(f"cell {ev.label}: median {med} (n={s.n_included})"
+                            + (f"; rows in {where}/ of this session" if where else ""), timeout=8)
         self.refresh_state()
 
     def on_command_failed(self, msg: CommandFailed) -> None:
@@ -233,9 +235,19 @@ class ConsoleApp(App[int]):
     def on_pair_done(self, msg: PairDone) -> None:
         self.pair_state.running = False
         self.pair_state.result = msg.result
-        if msg.result is not None:
+        if msg.result is not None and not self._pair_on_screen():
             self.notify(f"pair: {msg.result.stats.verdict}", timeout=15)
         self.refresh_state()
+
+    def _pair_on_screen(self) -> bool:
+        """The pair screen is showing: it lists the pair's launches and legs itself and ends on its result, whose
+        last line (`recompute: …`) the routine toasts — engine ready, each leg's cell, the verdict — covered for
+        up to 15 s at the bottom right (#30 item 8). Errors and alarms still toast."""
+        from console.ui.screens.pair import PairScreen
+        try:
+            return isinstance(self.screen, PairScreen)
+        except Exception:
+            return False
 
     def on_probe_done(self, msg: ProbeDone) -> None:
         if msg.result is not None:

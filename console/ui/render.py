@@ -570,9 +570,14 @@ def cell_panel(cell: CellProgress | None, last: CellProgress | None = None, max_
     foot = Text(**one) if height is not None else Text()
     foot.append("median ", style="dim")
     foot.append(num(s.median_tok_s), style="bold cyan")
-    foot.append(f" tok/s (interp., n={s.n_included})  p10 {num(s.p10_tok_s)}  p90 {num(s.p90_tok_s)}  ", style="dim")
     tau_s = "1" if s.tau is None and speculative is False else num(s.tau, ".2f")  # no drafter: 1 by definition
-    foot.append(f"TTFT med {num(s.ttft_median_s, '.3f', ' s')}  τ {tau_s}", style="dim")
+    if width and width < 90:  # 80 columns: τ right after the median, so an ellipsis never takes it
+        foot.append(f" tok/s (n={s.n_included})  τ {tau_s}  p10 {num(s.p10_tok_s)}  p90 {num(s.p90_tok_s)}  "
+                    f"TTFT {num(s.ttft_median_s, '.3f', ' s')}", style="dim")
+    else:
+        foot.append(f" tok/s (interp., n={s.n_included})  p10 {num(s.p10_tok_s)}  p90 {num(s.p90_tok_s)}  ",
+                    style="dim")
+        foot.append(f"TTFT med {num(s.ttft_median_s, '.3f', ' s')}  τ {tau_s}", style="dim")
     speeds = [v for v in (stats.output_tok_s(r) for r in rows if r.ok and not r.flags) if v is not None]
     dist = distribution(speeds, width=max(8, min(60, dist_width))) if len(speeds) >= 2 else None
     pi = None

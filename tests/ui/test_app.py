@@ -1,11 +1,13 @@
 """Pilot tests of the key paths, asserting on the app's messages (harlequin style), plus SVG snapshots."""
 
+from pathlib import Path
+
 import pytest
 
 from console.core.measure.stats import DEFINITIONS
 from console.core.run import events as E
 from console.ui.app import ConsoleApp, make_app
-from console.ui.messages import CommandDone, RuntimeEvent
+from console.ui.messages import Command, CommandDone, PairDone, RuntimeEvent
 from console.ui.screens.help import HelpScreen
 from tests.ui.fake_runtime import FakeRuntime
 from tests.ui.waits import notified, wait_until
@@ -277,6 +279,51 @@ async def test_pair_recorder_runs_the_core_pair_and_shows_the_result_card(monkey
     spec = seen["spec"]
     assert spec.a.name == "k26-eagle3-d6" and spec.b.drafter.steps == 7 and spec.order == "ABA"
     assert holder[0].relaunched == []  # the pair (not the app) decides relaunches
+
+
+def _fake_pair(monkeypatch, tmp_path):
+    from console.core.measure.pairs import pair_stats
+    from console.core.run.pair import PairResult
+    from tests.unit.test_pairs import rows
+
+    async def fake_run_pair(rt, spec, say):
+        say("leg A1: anchor")
+        say("leg B1: launching")
+        ps = pair_stats([rows([480, 490, 500, 505, 495, 488])], [rows([520, 530, 525, 515, 522, 528])],
+                        order="AB", seed=0, a_name=spec.a.name, b_name=spec.b.name)
+        return PairResult(dir=Path("sessions/20261203T120000Z-k26-eagle3-d6"), legs=[], stats=ps)  # fixed: a snapshot
+    monkeypatch.setattr("console.core.run.pair.run_pair", fake_run_pair)
+
+
+async def test_no_routine_toast_covers_the_pair_result(monkeypatch, tmp_path):
+    """#30 item 8: the pair's verdict toast (15 s) sat over its own result card's last line, `recompute: …`, at the
+    bottom right. On the pair screen, which shows the verdict itself, the routine toasts are left out."""
+    from console.ui.screens.pair import PairScreen
+    _fake_pair(monkeypatch, tmp_path)
+    app, _ = app_with_fake()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("p")
+        await wait_until(pilot, lambda: isinstance(app.screen, PairScreen), what="the pair screen")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: "recompute:" in widget_text(app, "#progress"), what="the result card")
+        await pilot.pause()
+        assert not app._notifications, [n.message for n in app._notifications]
+        await pilot.press("escape")  # back on the dashboard, a finished pair still toasts
+        app.post_message(PairDone(Command.PAIR, app.pair_state.result))
+        await wait_until(pilot, lambda: any("pair:" in n.message for n in app._notifications), what="the toast")
+
+
+def test_pair_result_snapshot_80x24(snap_compare, monkeypatch, tmp_path):
+    from console.ui.screens.pair import PairScreen
+    _fake_pair(monkeypatch, tmp_path)
+    app, _ = app_with_fake()
+
+    async def run_before(pilot):
+        await pilot.press("p")
+        await wait_until(pilot, lambda: isinstance(app.screen, PairScreen), what="the pair screen")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: "recompute:" in widget_text(app, "#progress"), what="the result card")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
 async def test_number_keys_maximize_panels_and_escape_restores():

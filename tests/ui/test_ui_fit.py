@@ -26,7 +26,8 @@ async def test_80x24_dashboard_shows_status_rate_tau_acceptance_and_the_cell_wit
         await settled(pilot, lambda: "median 492.5" in widget_text(app, "#cell"))
         cell = widget_text(app, "#cell")
         assert re.search(r"health\s+6/8\s+done", cell)                         # the cell's progress
-        assert "median 492.5 tok/s (interp., n=6)" in cell                      # and its median
+        assert re.search(r"median 492\.5 tok/s \(n=6\)  τ \d\.\d\d  p10", cell)     # its median, τ first (#30)
+        assert "…" not in cell.split("median 492.5")[1].splitlines()[0]          # the median line is not cut
         assert "READY" in widget_text(app, "#server") and "SIMULATED" in widget_text(app, "#server")
         thr = widget_text(app, "#throughput")
         assert "rolling 5 s 533.4 tok/s" in thr and "median per req 492.5" in thr

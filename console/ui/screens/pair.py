@@ -85,7 +85,8 @@ def result_card(res: PairResult) -> Group:
 
 class PairScreen(Screen[None]):
     BINDINGS = [Binding("escape", "app.pop_screen", "back (the pair goes on)"),
-                Binding("ctrl+r", "record", "record pair")]
+                Binding("ctrl+r", "record", "record pair"),
+                Binding("ctrl+e", "toggle_form", "form")]
     DEFAULT_CSS = """
     PairScreen #form { height: auto; border: round $accent; padding: 0 1; }
     PairScreen Grid { grid-size: 2; grid-columns: 20 1fr; grid-rows: 1; height: auto; margin: 1 0; }
@@ -98,6 +99,10 @@ class PairScreen(Screen[None]):
                  protocol: CellProtocol, profiles_dir=None) -> None:
         super().__init__()
         self.a, self.state, self.start, self.protocol = a, state, start, protocol
+        self.show_form: bool | None = None
+        """ctrl+e: the operator's choice; None: the form hides itself under 40 rows while a pair runs or shows its
+        result, so that the result card — down to its `recompute:` line — fits an 80×24 terminal."""
+        self._shown_result: object = None
         profiles, self.bad_profiles = list_profiles(profiles_dir)
         self.profiles = {p.name: p for p in profiles if a is None or p.launch_key() != a.launch_key()}
 
@@ -136,12 +141,25 @@ class PairScreen(Screen[None]):
         self.set_interval(0.25, self.refresh_status)
         self.refresh_status()
 
+    def action_toggle_form(self) -> None:
+        self.show_form = not self.query_one("#form").display
+        self.refresh_status()
+
     def refresh_status(self) -> None:
         st = self.state
+        busy = st.running or st.result is not None
+        form = self.query_one("#form")
+        want = self.show_form if self.show_form is not None else not (busy and self.size.height < 40)
+        if form.display != want:
+            form.display = want
         parts: list[Any] = []
         if st.spec_text:
             parts.append(Text(st.spec_text, style="bold"))
-        parts += [Text(x, style="dim") for x in st.lines[-30:]]
+        # with the result, the last three progress lines (the card is what the operator came for)
+        shown = st.lines[-3:] if st.result is not None else st.lines[-30:]
+        if st.result is not None and len(st.lines) > len(shown):
+            parts.append(Text(f"… {len(st.lines) - len(shown)} earlier progress lines", style="dim"))
+        parts += [Text(x, style="dim") for x in shown]
         if st.running:
             parts.append(Text("… running (escape returns to the dashboard; the pair goes on)", style="yellow"))
         if st.error:
@@ -151,6 +169,9 @@ class PairScreen(Screen[None]):
         if not parts:
             parts.append(Text("no pair yet: choose arm B and press 'record pair'", style="dim"))
         self.query_one("#progress", Static).update(Group(*parts))
+        if st.result is not None and st.result is not self._shown_result:
+            self._shown_result = st.result  # a new result: its start in view (the verdict, then the table)
+            self.query_one("#status", VerticalScroll).scroll_home(animate=False)
         self.query_one("#go", Button).disabled = st.running or self.a is None
 
     def spec(self) -> PairSpec:

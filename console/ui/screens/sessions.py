@@ -390,7 +390,9 @@ class SessionsScreen(BackScreen):
         if s.problem:
             notes.append(f" · {s.problem}", style="red")
         done = _state("✓" if s.complete else ("!" if s.problem else "…"))
-        table.add_row("", when, "", "", "", "", "", done, notes, key=key)
+        # in the set column too, which a session row leaves empty: at 80 columns the notes are off the screen
+        sim = Text("SIMULATED", style="magenta") if s.simulated else ""
+        table.add_row("", when, "", "", "", "", sim, done, notes, key=key)
         if key in self.collapsed:
             return
         legs: dict[str, list[str]] = {}
@@ -468,6 +470,9 @@ class SessionsScreen(BackScreen):
             t.append(f"  created {local_time(s.created, self.tz)} ({ago(s.created, now)}) · host "
                      f"{s.hostname or '?'} · sglang {s.engine_version or '?'}"
                      + (f" · attached {s.attached}" if s.attached else ""))
+            if s.simulated:
+                t.append(" · SIMULATED" + (f" (time ×{s.sim_time_scale:g}: figures are the modelled node's)"
+                                           if s.sim_time_scale else ""), style="magenta")
             t.append(f"\narms {' → '.join(s.arms) or '—'} · {len(s.cells)} cells"
                      + (f" · {len(s.pairs)} pairs" if len(s.pairs) > 1 else "")
                      + (f" · latest pair: {s.pair.verdict}" if s.pair and s.pair.verdict else ""), style="dim")
