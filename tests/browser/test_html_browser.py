@@ -32,7 +32,9 @@ PLOTS_JS = """JSON.stringify({
     const marks = [...s.querySelectorAll('.mark')];
     const drawn = marks.filter(m => { const b = m.getBBox(); return b.width > 0 || b.height > 0; }).length;
     return {id: s.id, x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height, marks: marks.length, drawn};
-  })})"""
+  }),
+  tables: [...document.querySelectorAll('.tablewrap')].map(t => ({sw: t.scrollWidth, cw: t.clientWidth,
+    head: [...t.querySelectorAll('th')].map(h => h.innerText).join(' | ')}))})"""
 
 
 def cli(*args: str, timeout: int = 240) -> subprocess.CompletedProcess:
@@ -94,6 +96,9 @@ def check_page(b: Browser, html: Path, review_dir: Path, name: str) -> dict[str,
         assert b.problems() == [], (view, b.problems())
         assert b.requests() == [html.resolve().as_uri()], b.requests()  # itself, nothing else
         assert info["scrollWidth"] <= info["clientWidth"], f"{view}: the page scrolls sideways ({info})"
+        if view == "laptop":  # #30 item 8: no table needs a sideways scroll on a laptop (cells wrap instead)
+            wide = [t for t in info["tables"] if t["sw"] > t["cw"] + 1]
+            assert not wide, f"{view}: tables scroll sideways: {wide}"
         assert info["plots"], "no plot on the page"
         px = np.asarray(Image.open(shot).convert("RGB"), dtype=int)
         for p in info["plots"]:

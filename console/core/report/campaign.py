@@ -16,6 +16,7 @@ from console.core.report.html import (
     Report,
     _acceptance_figures,
     _banner,
+    _code,
     _n,
     _provenance,
     _Raw,
@@ -244,13 +245,13 @@ def campaign_page_from(a: dict[str, Any], d: Path) -> Report:
     rep.sections.append(_table(
         ["cell", "arm", "node", "set", "c", "n in stat / sent", "median tok/s", "p10 / p90", "τ", "aggregate tok/s",
          "TTFT p50 / p99", "KV usage max", "queued max", "$/M (median · aggregate)", "forecast error", "rows"],
-        [(x["key"], x["arm"], x["node"], x["prompt_set"], x["concurrency"], f"{x['n_included']} / {x['n']}",
+        [(_code(x["key"]), x["arm"], x["node"], x["prompt_set"], x["concurrency"], f"{x['n_included']} / {x['n']}",
           _n(x["median_tok_s"]), f"{_n(x['p10_tok_s'])} / {_n(x['p90_tok_s'])}", _n(x["tau"], ".2f"),
           _n(x["aggregate_tok_s"]), f"{_n(x['ttft_p50_s'], '.3f')} / {_n(x['ttft_p99_s'], '.3f')} s",
           _n(None if x.get("kv_usage_max") is None else 100 * x["kv_usage_max"], ".0f", "%"),
           _n(x.get("queue_reqs_max"), ".0f"),
           f"{_n(x['usd_per_m_tokens'], '.2f')} · {_n(x['usd_per_m_tokens_aggregate'], '.2f')}",
-          _pct((x.get("forecast") or {}).get("error_pct")), rel(x["cell_dir"])) for x in cells]))
+          _pct((x.get("forecast") or {}).get("error_pct")), _code(rel(x["cell_dir"]))) for x in cells]))
 
     # --- arms, anchors, provenance ---------------------------------------------------------------------------
     rep.sections.append('<h2 id="arms">Arms and their anchors</h2>')

@@ -611,11 +611,11 @@ pre.plan { background: #f6f7f9; padding: .6em .8em; border-radius: 6px; overflow
 .plotbox { border: 1px solid var(--line); border-radius: 6px; padding: 4px; background: #fff; overflow-x: auto; }
 svg.plot { display: block; width: 100%; max-width: 900px; height: auto; margin: 0 auto; }
 .tablewrap { overflow-x: auto; margin: .5em 0 1em; }
-table { border-collapse: collapse; font-size: .88rem; }
+table { border-collapse: collapse; font-size: .88rem; max-width: 100%; }
 th, td { border-bottom: 1px solid var(--line); padding: .28em .6em; text-align: left; vertical-align: top;
-         white-space: nowrap; }
-td.wrap, table.kv td:last-child { white-space: normal; min-width: 14em; }
-th { background: #f6f7f9; font-weight: 600; white-space: nowrap; }
+         white-space: normal; overflow-wrap: break-word; }
+td.wrap, table.kv td:last-child { min-width: 12em; }
+th { background: #f6f7f9; font-weight: 600; }
 table.kv td:first-child { color: var(--muted); white-space: nowrap; }
 nav.toc { font-size: .86rem; color: var(--muted); }
 nav.toc a { color: var(--muted); }
