@@ -64,7 +64,11 @@ def result_card(res: PairResult) -> Group:
     ]
     for r in rows:
         t.add_row(*r)
-    parts: list[Any] = [head, t, Text(f"effect B vs A: {ps.effect.text()} (bootstrap {ps.n_boot}, seed {ps.seed})")]
+    # where it is and how to recompute it, right under the verdict: the card is taller than an 80×24 screen
+    where = Text(f"report: {res.report_path or res.dir / 'report.md'}  ·  recompute: serving-console report {res.dir}",
+                 style="dim")
+    parts: list[Any] = [head, where, t,
+                        Text(f"effect B vs A: {ps.effect.text()} (bootstrap {ps.n_boot}, seed {ps.seed})")]
     parts += [Text(line, style="dim") for line in interval_notes(ps, res.doc.get("spec", {}).get("sequential"))]
     if ps.drift is not None:
         parts.append(Text(f"drift A last vs first leg: {ps.drift.text()}", style="dim"))
@@ -77,9 +81,6 @@ def result_card(res: PairResult) -> Group:
     ts = time_scale_note(res.doc.get("sim_time_scale"), {"A": ps.a.median_tok_s, "B": ps.b.median_tok_s})
     if ts:
         parts.append(Text(ts, style="yellow"))
-    parts.append(Text(f"report: {res.report_path or res.dir / 'report.md'}  ·  recompute: "
-                      f"serving-console report {res.dir}",
-                      style="dim"))
     return Group(*parts)
 
 
