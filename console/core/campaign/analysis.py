@@ -18,7 +18,6 @@ read back from a summary, nothing is written.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ import numpy as np
 from console.core.arm import Arm
 from console.core.campaign import journal as J
 from console.core.measure import launches as lv, stats
-from console.core.measure.pairs import Interval, compare_legs, verdict
+from console.core.measure.pairs import Interval, compare_legs, launch_part, verdict
 from console.core.measure.records import RequestRecord
 from console.core.sessions.store import load_rows, read_json
 
@@ -84,8 +83,7 @@ def bootstrap_aggregate(a: list[RequestRecord], b: list[RequestRecord], conc_a: 
     draws = np.log(gb / ga)
     sd = None
     if launch is not None:
-        t = np.random.default_rng(seed + 7919).standard_t(max(launch.df, 1.0), size=n_boot)
-        draws = draws + launch.sd_log * math.sqrt(2.0) * t
+        draws = draws + launch_part(launch, 2.0, seed, n_boot)  # one launch each
         sd = launch.sd_pct
     lo, hi = np.percentile(100.0 * np.expm1(draws), [2.5, 97.5])
     return Interval(float(point), float(lo), float(hi), launch_sd_pct=sd)

@@ -119,10 +119,13 @@ def largest_wave(cells: list[CellPlan], server_args: dict[str, Any]) -> dict[str
     longer than the first, and no request longer than the second). None when no cell is batched."""
     from console.core.workload.prompts import load_set
     best = None
+    sets: dict[str, Any] = {}
     for c in cells:
         if c.concurrency <= 1:
             continue
-        ps = load_set(c.prompt_set)
+        if c.prompt_set not in sets:
+            sets[c.prompt_set] = load_set(c.prompt_set)
+        ps = sets[c.prompt_set]
         wave = sum(ps.prompts[i % len(ps.prompts)].tokens for i in range(c.concurrency))
         if best is None or wave > best[0]:
             best = (wave, c, ps)
@@ -341,7 +344,7 @@ class CampaignRunner:
     async def _warm_batch(self, rt, node: str, todo: list[CellPlan]) -> None:
         """Unrecorded warm-up of the batched shapes, once per launch, so that no cell pays a first-shape cost:
 
-        shape   one request as long as the largest first wave any of this arm's cells sends (its concurrency × its
+        shape   one request longer than the largest first wave any of this arm's cells sends (its concurrency × its
                 set's first prompts, `largest_wave`), capped by the server's chunked-prefill size and context: the
                 requests of a wave do not reliably reach the scheduler in one step (one arrives first and is
                 prefilled alone), so a batch alone may never make the long prefill step whose one-time compile a

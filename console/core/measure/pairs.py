@@ -175,6 +175,13 @@ def launch_share(launch_ids: Sequence[int], sizes: Sequence[int]) -> float:
     return sum((n / total) ** 2 for n in per.values())
 
 
+def launch_part(launch: lv.LaunchVariance, k: float, seed: int, size: int) -> np.ndarray:
+    """The launch part of a comparison's log-ratio draws: σ_L · √k · t_ν (k = `launch_share` of both arms; two
+    single-launch cells: 2), seeded apart from the request part's draws. Pairs and campaign cells add the same."""
+    t = np.random.default_rng(seed + 7919).standard_t(max(launch.df, 1.0), size=size)
+    return launch.sd_log * math.sqrt(k) * t
+
+
 def compare_legs(a_legs: Sequence[Sequence[RequestRecord]], b_legs: Sequence[Sequence[RequestRecord]], seed: int,
                  n_boot: int = N_BOOT, *, launch: lv.LaunchVariance | None = None,
                  a_launches: Sequence[int] = (), b_launches: Sequence[int] = (), paired: bool = True) -> Interval:
@@ -198,8 +205,7 @@ def compare_legs(a_legs: Sequence[Sequence[RequestRecord]], b_legs: Sequence[Seq
         shared = set(ia) & set(ib)
         k = 0.0 if shared else launch_share(ia, na) + launch_share(ib, nb)
         if k > 0:
-            t = np.random.default_rng(seed + 7919).standard_t(max(launch.df, 1.0), size=len(draws))
-            draws = draws + launch.sd_log * math.sqrt(k) * t
+            draws = draws + launch_part(launch, k, seed, len(draws))
             sd = launch.sd_pct
     return _interval(_point(xa, xb), draws, launch_sd_pct=sd, resampled=resampled)
 

@@ -210,7 +210,7 @@ def probe_cost(plan: ProbePlan, state: Any) -> ProbeCost:
             try:
                 med = statistics.median(x.tokens for x in load_set(p.prompt_set).prompts)
                 what = f"{reqs} × ~{med:,.0f}-token {p.prompt_set} prompts"
-            except Exception:
+            except (OSError, ValueError):  # a set that does not load (PromptSetError is a ValueError)
                 what = f"the {p.prompt_set} prompts"
             src = f"the last anchor's step; plus the prefill of {what}, not timed in this session yet"
     parts, total = [], 0.0
